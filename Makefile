@@ -1,0 +1,37 @@
+# Two entry points, both self-installing: `make serve` and `make test` (see README.md).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: serve test install browser gpu-job clean
+
+$(STAMP): requirements.txt constraints.txt
+	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] >= (3, 11) else "Python 3.11+ is required")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip==26.3
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+install: $(STAMP)
+
+serve: install
+	$(BIN)/mkdocs serve
+
+# The browser tests drive Debian's Chromium: install it when it is missing and we can.
+browser:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; \
+	  else echo "make test: Chromium is missing; install it (Debian: sudo apt-get install chromium fonts-noto-cjk)" >&2; exit 1; fi; }
+
+test: install browser
+	$(BIN)/python -m pytest
+
+# On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), then the benchmark.
+gpu-job: install
+	$(BIN)/python -m pytest
+	$(BIN)/python snippets/mnist/bench.py --device cuda
+
+clean:
+	rm -rf $(VENV) site

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from docs_pages import REPO
+
+
+def mkdocs_build(dest: Path, *extra: str) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` into dest, as CI and the deploy workflow run it."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest), *extra],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The site, built once per test run with --strict; tests that read HTML share it."""
+    dest = tmp_path_factory.mktemp("site")
+    result = mkdocs_build(dest)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return dest
