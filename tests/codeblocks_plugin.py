@@ -6,12 +6,14 @@ Also turns the GPU markers into skips with a reason and counts them at the end o
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
 from pytest_codeblocks.plugin import TestBlock
 
-from docs_pages import DOCS, LANGUAGES, RUN_SYNTAXES, REPO, page_blocks
+from docs_pages import DOCS, LANGUAGES, REPO, RUN_SYNTAXES, page_blocks
+from mnist_data import ensure_local_mnist
 
 
 def _cuda_count() -> int:
@@ -28,8 +30,14 @@ SKIP_REASONS = {
 
 
 def pytest_configure(config):
+    # bash blocks on the pages say `python`/`torchrun`: make those the interpreter running the tests
+    os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
     for name, (_, reason) in SKIP_REASONS.items():
         config.addinivalue_line("markers", f"{name}: {reason}")
+
+
+def pytest_sessionstart(session):
+    ensure_local_mnist()  # pages train on real MNIST without downloading it
 
 
 def pytest_collect_file(file_path, parent):

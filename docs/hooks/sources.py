@@ -1,0 +1,1 @@
+"""Build hook (work in progress)."""

@@ -1,0 +1,160 @@
+"""The spine's promises: strict build, zh/en parity, includes only, offline pages, lint."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+
+import pytest
+
+from conftest import copy_of_repo, mkdocs_build
+from docs_pages import DOCS, INCLUDE, LANGUAGES, REPO, SNIPPETS, mkdocs_config, page_blocks, pages
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+
+
+def rel_pages(lang: str) -> list[str]:
+    return [p.relative_to(DOCS / lang).as_posix() for p in pages(lang)]
+
+
+def test_every_page_exists_in_both_languages():
+    assert rel_pages("en"), "no English pages"
+    assert rel_pages("en") == rel_pages("zh")
+
+
+@pytest.mark.parametrize("page", rel_pages("en"))
+def test_both_languages_include_the_same_snippets_in_the_same_order(page):
+    def shape(lang):
+        return [(b.raw.syntax, b.includes, sorted(b.marks)) for b in page_blocks(DOCS / lang / page)]
+
+    assert shape("zh") == shape("en")
+
+
+def test_every_nav_title_has_a_chinese_translation():
+    def titles(items):
+        for item in items:
+            if isinstance(item, dict):
+                for title, sub in item.items():
+                    yield title
+                    if isinstance(sub, list):
+                        yield from titles(sub)
+
+    zh = next(lang for plugin in mkdocs_config()["plugins"] if isinstance(plugin, dict) and "i18n" in plugin
+              for lang in plugin["i18n"]["languages"] if lang["locale"] == "zh")
+    missing = set(titles(mkdocs_config()["nav"])) - set(zh["nav_translations"])
+    assert not missing
+
+
+def test_python_fences_hold_only_includes():
+    literal = []
+    for lang in LANGUAGES:
+        for page in pages(lang):
+            for block in page_blocks(page):
+                if block.raw.syntax in {"python", "py"} or (block.raw.syntax or "").startswith("python "):
+                    code = [ln for ln in block.raw.code.splitlines() if ln.strip() and not INCLUDE.match(ln)]
+                    if code or not block.includes:
+                        literal.append(f"{page.relative_to(REPO)} {block.label}")
+    assert not literal
+
+
+def test_every_snippet_is_shown_on_a_page():
+    included = {
+        inc.split(":", 1)[0]
+        for lang in LANGUAGES
+        for page in pages(lang)
+        for block in page_blocks(page)
+        for inc in block.includes
+    }
+    snippets = {p.relative_to(REPO).as_posix() for p in SNIPPETS.rglob("*.py")}
+    assert snippets - included == set()
+
+
+class _Resources(HTMLParser):
+    """Collects what a browser would fetch while loading a page (not plain links)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fetched: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in {"script", "img", "iframe", "audio", "video", "source", "embed"} and a.get("src"):
+            self.fetched.append(a["src"])
+        if tag == "link" and a.get("href") and a.get("rel", "") not in {"canonical", "alternate"}:
+            self.fetched.append(a["href"])
+        if tag == "object" and a.get("data"):
+            self.fetched.append(a["data"])
+
+
+def external(url: str) -> bool:
+    url = url.strip()
+    if url.startswith("//"):
+        return True
+    m = re.match(r"^[a-z][a-z0-9+.-]*://([^/:]+)", url, re.I)
+    return bool(m) and m.group(1) not in LOCAL_HOSTS
+
+
+def test_built_pages_load_nothing_from_outside(built_site):
+    offenders = []
+    for html in built_site.rglob("*.html"):
+        parser = _Resources()
+        parser.feed(html.read_text(encoding="utf-8"))
+        offenders += [f"{html.relative_to(built_site)}: {u}" for u in parser.fetched if external(u)]
+    for css in built_site.rglob("*.css"):
+        for url in re.findall(r"url\(\s*['\"]?([^'\")]+)", css.read_text(encoding="utf-8")):
+            if external(url):
+                offenders.append(f"{css.relative_to(built_site)}: {url}")
+    assert not offenders
+
+
+def test_both_languages_are_built(built_site):
+    for page in rel_pages("en"):
+        stem = page.removesuffix(".md")
+        target = "index.html" if stem == "index" else f"{stem}/index.html"
+        assert (built_site / target).is_file(), target
+        assert (built_site / "zh" / target).is_file(), f"zh/{target}"
+
+
+def test_language_switch_points_at_the_same_page(built_site):
+    zh = (built_site / "zh" / "devices" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'href="[./]*devices/"[^>]*hreflang="en"', zh), "zh devices page: no link to en devices"
+    en = (built_site / "devices" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'href="[./]*zh/devices/"[^>]*hreflang="zh"', en), "en devices page: no link to zh devices"
+
+
+def _offline_prefix() -> list[str]:
+    """A command prefix that runs its command without any network, where this machine allows it."""
+    for prefix in (["unshare", "--net"], ["unshare", "--map-root-user", "--net"]):
+        if shutil.which(prefix[0]) and subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
+            return prefix
+    return []
+
+
+def test_strict_build_passes_with_the_network_cut(tmp_path):
+    prefix = _offline_prefix()
+    if not prefix:
+        pytest.skip("cannot create a network namespace here (unshare --net is refused)")
+    connect = "import socket; socket.create_connection(('pypi.org', 443), 3)"
+    probe = subprocess.run([*prefix, sys.executable, "-c", connect], capture_output=True, text=True)
+    assert probe.returncode != 0, "the network was not cut"
+    result = mkdocs_build(tmp_path / "site", prefix=tuple(prefix))
+    assert result.returncode == 0, result.stderr[-4000:]
+
+
+def test_strict_build_fails_on_a_missing_snippet(tmp_path):
+    copy = copy_of_repo(tmp_path / "repo")
+    (copy / "snippets" / "devices" / "availability.py").unlink()
+    result = mkdocs_build(tmp_path / "site", cwd=copy)
+    assert result.returncode != 0
+    assert "availability.py" in result.stderr
+
+
+def test_ruff_is_clean():
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "snippets", "tests", "docs/hooks"],
+                            cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
