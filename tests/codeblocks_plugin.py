@@ -16,7 +16,7 @@ from docs_pages import DOCS, LANGUAGES, REPO, RUN_SYNTAXES, page_blocks
 from mnist_data import ensure_local_mnist
 
 
-def _cuda_count() -> int:
+def cuda_device_count() -> int:
     import torch
 
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
@@ -64,7 +64,7 @@ def _run_from_repo_root(monkeypatch):
 
 
 def pytest_collection_modifyitems(config, items):
-    n = _cuda_count()
+    n = cuda_device_count()
     for item in items:
         for name, (should_skip, reason) in SKIP_REASONS.items():
             if item.get_closest_marker(name) and should_skip(n):
@@ -82,6 +82,6 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(f"skipped, need a CUDA GPU: {counts['cuda']}")
     terminalreporter.write_line(f"skipped, need two or more CUDA GPUs: {counts['multi_gpu']}")
     terminalreporter.write_line(f"skipped, show CPU-only output (GPU present): {counts['no_cuda']}")
-    terminalreporter.write_line(f"CUDA GPUs visible to this run: {_cuda_count()}")
+    terminalreporter.write_line(f"CUDA GPUs visible to this run: {cuda_device_count()}")
 
 

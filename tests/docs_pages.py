@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import markdown
-import yaml
 from pytest_codeblocks import CodeBlock, extract_from_buffer
+
+import page_source
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
@@ -20,35 +20,14 @@ RUN_SYNTAXES = {"python", "sh", "bash"}  # the fences pytest-codeblocks executes
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
 
 
-class _MkDocsLoader(yaml.SafeLoader):
-    """mkdocs.yml may carry !!python/name tags; they are irrelevant to reading it."""
-
-
-_MkDocsLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
-_MkDocsLoader.add_multi_constructor("!", lambda *_: None)
-
-
 @functools.cache
 def mkdocs_config() -> dict:
-    return yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_MkDocsLoader)
-
-
-def _snippets_options() -> dict:
-    for ext in mkdocs_config()["markdown_extensions"]:
-        if isinstance(ext, dict) and "pymdownx.snippets" in ext:
-            return dict(ext["pymdownx.snippets"])
-    raise LookupError("mkdocs.yml does not configure pymdownx.snippets")
+    return page_source.mkdocs_config(REPO)
 
 
 def expand_includes(text: str) -> str:
-    """Run pymdownx.snippets' own preprocessor, configured as in mkdocs.yml.
-
-    pytest-codeblocks reads raw Markdown and does not follow `--8<--` includes.
-    """
-    options = _snippets_options()
-    options["base_path"] = [str(REPO / p) for p in options.get("base_path", ["."])]
-    md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": options})
-    return "\n".join(md.preprocessors["snippet"].run(text.splitlines())) + "\n"
+    """pytest-codeblocks reads raw Markdown and does not follow `--8<--` includes: expand them first."""
+    return page_source.expand_includes(text, REPO)
 
 
 def pages(lang: str) -> list[Path]:

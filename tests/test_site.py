@@ -79,7 +79,10 @@ class _Resources(HTMLParser):
         super().__init__()
         self.fetched: list[str] = []
 
+        self._in_script = False
+
     def handle_starttag(self, tag, attrs):
+        self._in_script = tag == "script"
         a = dict(attrs)
         if tag in {"script", "img", "iframe", "audio", "video", "source", "embed"} and a.get("src"):
             self.fetched.append(a["src"])
@@ -87,6 +90,13 @@ class _Resources(HTMLParser):
             self.fetched.append(a["href"])
         if tag == "object" and a.get("data"):
             self.fetched.append(a["data"])
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_script:  # an inline script can fetch too (import(), fetch, new script elements)
+            self.fetched += re.findall(r"""["'`]((?:https?:)?//[^"'`\s]+)""", data)
 
 
 def external(url: str) -> bool:
