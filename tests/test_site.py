@@ -168,3 +168,31 @@ def test_ruff_is_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+
+
+def test_every_shown_output_is_asserted():
+    """A `text` fence shows an output: it must be attached to the block before it as its expected output."""
+    loose = [
+        f"{page.relative_to(REPO)} {block.label}"
+        for lang in LANGUAGES
+        for page in pages(lang)
+        for block in page_blocks(page)
+        if block.raw.syntax == "text"
+    ]
+    assert not loose
+
+
+def test_gpu_blocks_sit_inside_an_admonition():
+    """Readers must see that a block needs a GPU: its marker lives inside a `!!!` admonition."""
+    marker = re.compile(r"<!--\s*pytest\.mark\.(cuda|multi_gpu)\s*-->")
+    bare = []
+    for lang in LANGUAGES:
+        for page in pages(lang):
+            lines = page.read_text(encoding="utf-8").splitlines()
+            for i, line in enumerate(lines):
+                if not marker.search(line):
+                    continue
+                opener = next((ln for ln in reversed(lines[:i]) if ln.strip() and not ln.startswith("    ")), "")
+                if not (line.startswith("    ") and opener.startswith(("!!!", "???"))):
+                    bare.append(f"{page.relative_to(REPO)}:{i + 1}")
+    assert not bare
