@@ -1,0 +1,187 @@
+"""Time train.py's input pipelines and keep one JSON record per run, for the MNIST page.
+
+    python snippets/mnist/bench.py --device cpu
+    python snippets/mnist/bench.py --device cuda --pipelines resident dataloader-tuned
+
+Each pipeline trains a fresh model for one warm-up epoch (worker start-up, caches, CUDA kernels:
+left out of the timings) and --epochs timed ones, then is scored on the test set. Records go to
+docs/data/benchmarks/ (or --out), checked against docs/data/benchmark.schema.json; the site
+renders them into the page at build time.
+"""
+
+# --8<-- [start:imports]
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jsonschema
+import torch
+import torchvision
+
+# --8<-- [end:imports]
+import train  # this script's folder is on sys.path when it runs, so its sibling imports plainly
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = REPO / "docs" / "data" / "benchmark.schema.json"
+RECORDS = REPO / "docs" / "data" / "benchmarks"
+WARMUP_EPOCHS = 1
+
+
+# --8<-- [start:provenance]
+def cpu_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    if device.type == "mps":
+        return f"Apple GPU ({platform.machine()})"
+    return cpu_name()
+
+
+def git_commit(checkout: Path) -> tuple[str | None, bool | None]:
+    """HEAD of the checkout and whether its files differ from it; (None, None) outside a git checkout."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=checkout, capture_output=True, text=True, check=True).stdout
+
+    try:
+        return git("rev-parse", "HEAD").strip(), bool(git("status", "--porcelain").strip())
+    except (OSError, subprocess.CalledProcessError):
+        return None, None
+
+
+# --8<-- [end:provenance]
+
+
+def make_record(result: train.Result, epochs: int, seed: int, commit: tuple[str | None, bool | None],
+                load_average: float | None) -> dict:
+    timed = result.epoch_seconds[WARMUP_EPOCHS:]
+    median = statistics.median(timed)
+    return {
+        "schema_version": 1,
+        "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "device_kind": result.device.type,
+        "device_name": device_name(result.device),
+        "cpu_cores": cpu_cores(),
+        "torch_threads": torch.get_num_threads(),
+        "load_average": load_average,
+        "torch_version": torch.__version__,
+        "torch_cuda_version": torch.version.cuda,
+        "torchvision_version": torchvision.__version__,
+        "python_version": platform.python_version(),
+        "commit": commit[0],
+        "commit_dirty": commit[1],
+        "pipeline": result.pipeline,
+        "batch_size": result.batch_size,
+        "epochs": epochs,
+        "warmup_epochs": WARMUP_EPOCHS,
+        "num_workers": result.num_workers,
+        "seed": seed,
+        "train_images": result.train_images,
+        "warmup_seconds": [round(s, 4) for s in result.epoch_seconds[:WARMUP_EPOCHS]],
+        "seconds_per_epoch": [round(s, 4) for s in timed],
+        "median_seconds_per_epoch": round(median, 4),
+        "setup_seconds": round(result.setup_seconds, 4),
+        "images_per_second": round(result.train_images / median, 1),
+        "final_loss": round(result.loss, 4),
+        "test_accuracy": round(result.accuracy, 2),
+    }
+
+
+def record_path(out: Path, record: dict) -> Path:
+    """docs/data/benchmarks/2026-05-10_cpu_amd-epyc_resident_bs64.json: a rerun on the same day replaces it."""
+    name = re.sub(r"[^a-z0-9]+", "-", record["device_name"].lower()).strip("-")
+    return out / (f"{record['date'][:10]}_{record['device_kind']}_{name}_{record['pipeline']}"
+                  f"_bs{record['batch_size']}.json")
+
+
+def write_record(out: Path, record: dict, schema: dict) -> Path:
+    jsonschema.validate(record, schema)  # never publish a record the site would refuse
+    path = record_path(out, record)
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def summary(records: list[dict]) -> str:
+    lines = [f"{'pipeline':<18}{'batch':>6}{'s/epoch':>10}{'images/s':>11}{'loss':>8}{'accuracy':>10}"]
+    for r in records:
+        lines.append(f"{r['pipeline']:<18}{r['batch_size']:>6}{r['median_seconds_per_epoch']:>10.3f}"
+                     f"{r['images_per_second']:>11.0f}{r['final_loss']:>8.3f}{r['test_accuracy']:>9.2f}%")
+    by_pipeline = {r["pipeline"]: r for r in records}
+    if {"resident", "dataloader"} <= by_pipeline.keys():
+        slow, fast = by_pipeline["dataloader"], by_pipeline["resident"]
+        ratio = slow["median_seconds_per_epoch"] / fast["median_seconds_per_epoch"]
+        lines.append(f"resident vs dataloader: {ratio:.1f}× faster per epoch "
+                     f"(median, batch size {fast['batch_size']}, {fast['device_name']})")
+    if len(records) > 1:
+        spread = max(r["test_accuracy"] for r in records) - min(r["test_accuracy"] for r in records)
+        verdict = "within" if spread <= 0.5 else "NOT within"
+        lines.append(f"test accuracies differ by {spread:.2f} points: {verdict} 0.5")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = train.OneLineParser(description="Time the MNIST input pipelines and record the results.")
+    parser.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
+    parser.add_argument("--pipelines", nargs="+", choices=train.PIPELINES, default=list(train.PIPELINES),
+                        metavar="PIPELINE", help=f"any of {', '.join(train.PIPELINES)} (default: all)")
+    parser.add_argument("--batch-size", type=train.positive_int, default=64, help="default 64")
+    parser.add_argument("--epochs", type=train.positive_int, default=3,
+                        help=f"timed epochs after {WARMUP_EPOCHS} warm-up epoch (default 3)")
+    parser.add_argument("--data-dir", default="data", help="MNIST goes to DIR/MNIST/raw (default: data)")
+    parser.add_argument("--download", action=argparse.BooleanOptionalAction, default=True,
+                        help="fetch MNIST if it is missing (default: yes)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=train.positive_int,
+                        help="CPU threads per operation (default: PyTorch's choice, one per core)")
+    parser.add_argument("--out", type=Path, default=RECORDS, help="folder for the JSON records")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        device = train.pick_device(args.device)
+    except ValueError as error:
+        parser.error(f"argument --device: {error}")
+    try:
+        train_set = train.load_mnist(args.data_dir, train=True, download=args.download)
+        test_set = train.load_mnist(args.data_dir, train=False, download=args.download)
+    except (RuntimeError, OSError) as error:
+        sys.exit(f"{parser.prog}: {train.data_problem(error, args.data_dir, args.download)}")
+
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    commit = git_commit(REPO)  # before we add records to the tree
+    args.out.mkdir(parents=True, exist_ok=True)
+    records = []
+    for pipeline in args.pipelines:
+        print(f"{pipeline} on {device}: {WARMUP_EPOCHS} warm-up + {args.epochs} timed epoch(s), "
+              f"batch size {args.batch_size}", file=sys.stderr)
+        load = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None  # others' work, too
+        result = train.run(pipeline, device, WARMUP_EPOCHS + args.epochs, args.batch_size, train_set,
+                           test_set, args.seed)
+        record = make_record(result, args.epochs, args.seed, commit, load)
+        print(f"wrote {write_record(args.out, record, schema)}", file=sys.stderr)
+        records.append(record)
+    print(summary(records))
+
+
+if __name__ == "__main__":
+    main()

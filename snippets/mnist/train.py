@@ -1,0 +1,310 @@
+"""Train a one-layer digit classifier on MNIST, on the CPU or a GPU, and time every epoch.
+
+    python snippets/mnist/train.py                        # the best device this machine has
+    python snippets/mnist/train.py --device cpu --pipeline resident --epochs 2
+
+The three --pipeline choices feed the same model the same images in the same order; only the way
+the batches are produced differs (see the MNIST page). bench.py imports this module to time them.
+"""
+
+# --8<-- [start:imports]
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset, Sampler
+from torchvision import datasets, transforms
+from tqdm import tqdm
+
+# --8<-- [end:imports]
+
+PIPELINES = ("dataloader", "dataloader-tuned", "resident")
+EVAL_BATCH_SIZE = 1000  # the same for every pipeline, so the test accuracy is computed identically
+
+
+# --8<-- [start:model]
+def build_model() -> nn.Module:
+    # An MNIST batch has shape (N, 1, 28, 28) but nn.Linear multiplies the LAST dimension only:
+    # flatten each image into 784 numbers first, or the product fails (28 columns vs 784 rows).
+    return nn.Sequential(nn.Flatten(), nn.Linear(28 * 28, 10))
+
+
+# --8<-- [end:model]
+
+
+# --8<-- [start:data]
+# ToTensor turns a 28×28 greyscale image into a (1, 28, 28) float tensor in [0, 1];
+# Normalize then maps [0, 1] to [-1, 1]. This runs once per image, every epoch.
+PER_IMAGE = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
+
+
+def load_mnist(root: str | Path, train: bool, download: bool = False) -> datasets.MNIST:
+    """The training (60 000 images) or test (10 000) split, read from root/MNIST/raw."""
+    return datasets.MNIST(root, train=train, download=download, transform=PER_IMAGE)
+
+
+class EpochOrder(Sampler[int]):
+    """Shuffles anew each epoch from a seeded generator: same seed, same order, on any device."""
+
+    def __init__(self, size: int, generator: torch.Generator):
+        self.size, self.generator = size, generator
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(torch.randperm(self.size, generator=self.generator).tolist())
+
+
+def worker_count() -> int:
+    """Worker processes for a tuned DataLoader: one per CPU core we may use, at most four."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+def make_loader(dataset: Dataset, batch_size: int, sampler: Sampler | None, tuned: bool,
+                device: torch.device) -> DataLoader:
+    if not tuned:  # the textbook loader: every image is decoded and normalised in this process
+        return DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+    return DataLoader(
+        dataset,
+        batch_size=batch_size,
+        sampler=sampler,
+        num_workers=worker_count(),  # decode the next batches in parallel with training
+        persistent_workers=sampler is not None,  # keep them alive between training epochs
+        pin_memory=device.type == "cuda",  # page-locked batches can be copied asynchronously
+    )
+
+
+def to_resident(dataset: datasets.MNIST, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """The whole split as one (N, 1, 28, 28) tensor on the device, normalised once, as PER_IMAGE would."""
+    images = dataset.data.unsqueeze(1).to(device).float().div(255).sub(0.5).div(0.5)
+    return images, dataset.targets.to(device)
+
+
+class ResidentBatches:
+    """Batches cut from tensors already on the device; shuffled with the same draws as EpochOrder."""
+
+    def __init__(self, images: torch.Tensor, labels: torch.Tensor, batch_size: int,
+                 generator: torch.Generator | None = None):
+        self.images, self.labels, self.batch_size, self.generator = images, labels, batch_size, generator
+
+    def __len__(self) -> int:
+        return math.ceil(len(self.labels) / self.batch_size)
+
+    def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        n = len(self.labels)
+        if self.generator is None:
+            order = torch.arange(n, device=self.labels.device)
+        else:  # drawn on the CPU like EpochOrder's, then one copy of 60 000 indices per epoch
+            order = torch.randperm(n, generator=self.generator).to(self.labels.device)
+        for start in range(0, n, self.batch_size):
+            index = order[start : start + self.batch_size]
+            yield self.images[index], self.labels[index]
+
+
+# --8<-- [end:data]
+
+
+# --8<-- [start:device]
+def pick_device(name: str = "auto") -> torch.device:
+    """'auto' takes the accelerator if one is usable (CUDA, ROCm, Apple mps, ...), else the CPU."""
+    if name == "auto":
+        return torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ValueError(f"unknown device {name!r}; use auto, cpu, cuda, cuda:N or mps") from None
+    if device.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            cuda_build = torch.version.cuda or torch.version.hip  # ROCm builds also use the "cuda" type
+            build = "no CUDA GPU is usable here" if cuda_build else "this PyTorch build has no CUDA support"
+            raise ValueError(f"{name} was asked for, but {build}; use --device cpu or auto")
+        if device.index is not None and device.index >= count:
+            raise ValueError(f"{name} was asked for, but only {count} CUDA GPU(s) are visible")
+    elif device.type == "mps":
+        if not torch.backends.mps.is_available():
+            raise ValueError("mps was asked for, but Apple's Metal backend is not available here")
+    elif device.type != "cpu":  # other accelerators (xpu, ...) where torch.<type>.is_available() says so
+        backend = getattr(torch, device.type, None)
+        if not (hasattr(backend, "is_available") and backend.is_available()):
+            raise ValueError(f"{name} is not usable here; use auto, cpu, cuda, cuda:N or mps")
+    return device
+
+
+# --8<-- [end:device]
+
+
+# --8<-- [start:loop]
+def train_epoch(model: nn.Module, batches: Iterable, optimizer: torch.optim.Optimizer,
+                device: torch.device, item_every_step: bool = False) -> float:
+    """One pass over the batches; returns the mean of the batch losses."""
+    model.train()
+    loss_fn = nn.CrossEntropyLoss()
+    total = torch.zeros((), device=device)  # summed where the loss lives: no wait for the device
+    running, steps = 0.0, 0
+    for images, labels in batches:
+        # non_blocking: the copy may overlap with work already queued (needs pinned memory to help)
+        images = images.to(device, non_blocking=not item_every_step)
+        labels = labels.to(device, non_blocking=not item_every_step)
+        optimizer.zero_grad()
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        if item_every_step:
+            running += loss.item()  # copies one number to the CPU, so waits for the GPU every step
+        else:
+            total += loss.detach()
+        steps += 1
+    return (running if item_every_step else total.item()) / steps
+
+
+# --8<-- [end:loop]
+
+
+# --8<-- [start:evaluate]
+@torch.no_grad()
+def evaluate(model: nn.Module, batches: Iterable, device: torch.device) -> float:
+    """Percentage of correctly classified images."""
+    model.eval()
+    correct = torch.zeros((), dtype=torch.int64, device=device)
+    seen = 0
+    for images, labels in batches:
+        images, labels = images.to(device), labels.to(device)
+        correct += (model(images).argmax(dim=1) == labels).sum()
+        seen += len(labels)
+    return 100.0 * correct.item() / seen
+
+
+# --8<-- [end:evaluate]
+
+
+@dataclass
+class Result:
+    pipeline: str
+    device: torch.device
+    batch_size: int
+    epoch_seconds: list[float]  # every epoch, warm-up included
+    loss: float  # mean batch loss of the last epoch
+    accuracy: float  # on the 10 000 test images, after the last epoch
+    setup_seconds: float  # building loaders or copying the data to the device
+    train_images: int
+    num_workers: int
+
+    def median_seconds(self, skip: int = 0) -> float:
+        return statistics.median(self.epoch_seconds[skip:])
+
+
+def run(pipeline: str, device: torch.device, epochs: int, batch_size: int, train_set: datasets.MNIST,
+        test_set: datasets.MNIST, seed: int = 0, progress: bool = True) -> Result:
+    """Train a fresh model for `epochs` epochs with one of PIPELINES, then measure test accuracy."""
+    if pipeline not in PIPELINES:
+        raise ValueError(f"unknown pipeline {pipeline!r}; choose one of {', '.join(PIPELINES)}")
+    torch.manual_seed(seed)  # the same initial weights for every pipeline and device
+    model = build_model().to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    order = torch.Generator().manual_seed(seed)  # the same shuffles for every pipeline and device
+
+    start = time.perf_counter()
+    if pipeline == "resident":
+        train_batches = ResidentBatches(*to_resident(train_set, device), batch_size, order)
+        test_batches = ResidentBatches(*to_resident(test_set, device), EVAL_BATCH_SIZE)
+        workers = 0
+    else:
+        tuned = pipeline == "dataloader-tuned"
+        train_batches = make_loader(train_set, batch_size, EpochOrder(len(train_set), order), tuned, device)
+        test_batches = make_loader(test_set, EVAL_BATCH_SIZE, None, tuned, device)
+        workers = train_batches.num_workers
+    setup = time.perf_counter() - start
+
+    seconds, loss = [], math.nan
+    for epoch in range(1, epochs + 1):
+        bar = tqdm(train_batches, desc=f"epoch {epoch}/{epochs}", unit="batch", leave=True,
+                   disable=not progress, file=sys.stderr)
+        start = time.perf_counter()
+        # train_epoch ends by reading the loss (.item()), so the device has finished when it returns
+        loss = train_epoch(model, bar, optimizer, device, item_every_step=pipeline == "dataloader")
+        seconds.append(time.perf_counter() - start)
+        bar.close()
+    accuracy = evaluate(model, test_batches, device)
+    return Result(pipeline, device, batch_size, seconds, loss, accuracy, setup, len(train_set), workers)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Reports a bad argument in one line, instead of the usage block followed by the message."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(description="Train a linear classifier on MNIST on the CPU or a GPU.")
+    parser.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N or mps")
+    parser.add_argument("--epochs", type=positive_int, default=1, help="training epochs (default 1)")
+    parser.add_argument("--batch-size", type=positive_int, default=64, help="images per step (default 64)")
+    parser.add_argument("--data-dir", default="data", help="MNIST goes to DIR/MNIST/raw (default: data)")
+    parser.add_argument("--download", action=argparse.BooleanOptionalAction, default=True,
+                        help="fetch MNIST if it is missing (default: yes)")
+    parser.add_argument("--pipeline", choices=PIPELINES, default="dataloader-tuned",
+                        help="how batches are made (default: dataloader-tuned)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the weights and the shuffling")
+    parser.add_argument("--threads", type=positive_int,
+                        help="CPU threads per operation (default: PyTorch's choice, one per core)")
+    return parser
+
+
+def data_problem(error: Exception, data_dir: str | Path, download: bool) -> str:
+    """One line saying what went wrong with the data and how to fix it."""
+    raw = Path(data_dir) / "MNIST" / "raw"
+    if download:
+        reason = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+        return (f"could not download MNIST into {raw} ({reason}); check the network, or put the four "
+                f"files there and pass --no-download")
+    if isinstance(error, RuntimeError) and "not found" in str(error):
+        return (f"MNIST not found in {raw}; drop --no-download to fetch it, or put "
+                f"train-images-idx3-ubyte and the three other files there")
+    return f"cannot read MNIST from {raw}: {' '.join(str(error).split())}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        device = pick_device(args.device)
+    except ValueError as error:
+        parser.error(f"argument --device: {error}")
+    try:
+        train_set = load_mnist(args.data_dir, train=True, download=args.download)
+        test_set = load_mnist(args.data_dir, train=False, download=args.download)
+    except (RuntimeError, OSError) as error:
+        sys.exit(f"{parser.prog}: {data_problem(error, args.data_dir, args.download)}")
+    batches = math.ceil(len(train_set) / args.batch_size)
+    print(f"{args.pipeline} on {device}: {args.epochs} epoch(s) of {batches} batches of {args.batch_size}")
+    result = run(args.pipeline, device, args.epochs, args.batch_size, train_set, test_set, args.seed)
+    print(f"loss {result.loss:.3f} · test accuracy {result.accuracy:.1f}% · "
+          f"{result.median_seconds():.2f} s/epoch (median)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+import torch
+from torch import nn
+
+net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+print(next(net.parameters()).device, net[0].weight.device)
+
+moved = net.to("meta")  # converts every parameter and buffer in place...
+print(moved is net)  # ...and returns the module itself
+print({p.device for p in net.parameters()})
+
+x = torch.ones(3)
+print(x.to("meta") is x, x.device)  # a tensor, by contrast, is copied and stays put

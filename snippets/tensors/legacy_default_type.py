@@ -1,0 +1,14 @@
+import warnings
+
+import torch
+
+previous = torch.is_warn_always_enabled()
+torch.set_warn_always(True)  # otherwise PyTorch shows this warning once per process only
+try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.set_default_tensor_type(torch.FloatTensor)  # the initial setting: changes nothing
+finally:
+    torch.set_warn_always(previous)
+for warning in caught:
+    print(f"{warning.category.__name__}: {str(warning.message).partition('. ')[0]}")

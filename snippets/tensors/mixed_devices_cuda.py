@@ -1,0 +1,11 @@
+import torch
+
+x = torch.tensor([1, 2, 3], device="cuda")
+y = torch.tensor([1, 2, 3])
+try:
+    x + y
+except RuntimeError as err:
+    print("RuntimeError:", err)
+
+print(x + y.to(x.device))
+print(x * torch.tensor(2))  # a 0-dim CPU tensor mixes with GPU tensors

@@ -1,0 +1,285 @@
+"""What the device-agnostic, multi-GPU and performance pages say and the guides got wrong, asserted on
+the installed PyTorch. CPU tests run everywhere; the CUDA ones run on the GPU job."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+from docs_pages import REPO
+
+
+def run_python(code: str, **env: str | None) -> str:
+    """stdout of a fresh interpreter running `code`, with environment variables set (or removed, if None)."""
+    environ = dict(os.environ)
+    for name, value in env.items():
+        if value is None:
+            environ.pop(name, None)
+        else:
+            environ[name] = value
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=environ, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout.strip()
+
+
+def sync_warnings(step) -> int:
+    """How many synchronising CUDA operations step() performs, as CUDA's sync debug mode reports them."""
+    previous = torch.cuda.get_sync_debug_mode()
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            step()
+    finally:
+        torch.cuda.set_sync_debug_mode(previous)
+    return sum("synchroniz" in str(w.message) for w in caught)
+
+
+class TickCounter:
+    """A Python thread that counts as fast as it can, giving the GIL back after every tick.
+
+    While the main thread holds the GIL, the counter cannot tick at all; while the main thread waits
+    inside PyTorch without the GIL, it ticks freely.
+    """
+
+    def __init__(self):
+        self.ticks = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.ticks += 1
+            time.sleep(0)  # releases the GIL
+
+    def __enter__(self):
+        self._thread.start()
+        time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+# ---- device-agnostic code -----------------------------------------------------------------------------
+
+
+def test_to_returns_the_same_tensor_when_nothing_changes():
+    x = torch.arange(3.0)
+    assert x.to("cpu") is x and x.to(torch.device("cpu")) is x and x.to(torch.float32) is x
+    assert x.to("cpu", copy=True) is not x and x.to(torch.float64) is not x
+    model = nn.Linear(2, 2)
+    assert model.to("cpu") is model
+
+
+# ---- several GPUs: CUDA_VISIBLE_DEVICES ---------------------------------------------------------------
+
+# torch.cuda._parse_visible_devices() is how PyTorch itself reads the variable to count GPUs before CUDA
+# starts (the CUDA runtime then applies the same variable). Without the variable it allows 64 devices.
+PARSE = "import torch; print(torch.cuda._parse_visible_devices())"
+
+
+def test_only_cuda_visible_devices_with_an_s_is_read():
+    # guide 001: os.environ['CUDA_VISIBLE_DEVICE'] = '1' (no final S)
+    unset = run_python(PARSE, CUDA_VISIBLE_DEVICES=None, CUDA_VISIBLE_DEVICE=None)
+    misspelt = run_python(PARSE, CUDA_VISIBLE_DEVICES=None, CUDA_VISIBLE_DEVICE="1")
+    right = run_python(PARSE, CUDA_VISIBLE_DEVICES="1", CUDA_VISIBLE_DEVICE=None)
+    assert unset == str(list(range(64)))
+    assert misspelt == unset  # the misspelt name changes nothing
+    assert right == "[1]"
+
+
+@pytest.mark.cuda
+def test_misspelt_variable_hides_no_gpu():
+    # guide 002: "CUDA_VISIBLE_DEVICE=1" (no final S)
+    count = "import torch; print(torch.cuda.device_count())"
+    everything = int(run_python(count))
+    assert everything >= 1
+    assert int(run_python(count, CUDA_VISIBLE_DEVICE="")) == everything
+    assert int(run_python(count, CUDA_VISIBLE_DEVICES="")) == 0
+
+
+def test_an_empty_cuda_visible_devices_hides_every_gpu():
+    # On a machine without a GPU the count is 0 either way: here this only shows the variable is accepted.
+    count = "import torch; print(torch.cuda.device_count(), torch.cuda.is_available())"
+    assert run_python(count, CUDA_VISIBLE_DEVICES="") == "0 False"
+
+
+@pytest.mark.multi_gpu
+def test_visible_gpus_are_renumbered_from_zero():
+    # guide 002: with CUDA_VISIBLE_DEVICES=1, tensor.cuda() goes to "cuda:1"
+    outer = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [s.strip() for s in outer.split(",")] if outer else [str(i) for i in range(torch.cuda.device_count())]
+    probe = (
+        "import torch; p = torch.cuda.get_device_properties(0); x = torch.ones(1).cuda(); "
+        "print(torch.cuda.device_count(), x.device, p.pci_domain_id, p.pci_bus_id, p.pci_device_id)"
+    )
+    count, device, *slot = run_python(probe, CUDA_VISIBLE_DEVICES=ids[1]).split()
+    assert (count, device) == ("1", "cuda:0")  # the only GPU, called cuda:0 ...
+    second = torch.cuda.get_device_properties(1)
+    assert slot == [str(second.pci_domain_id), str(second.pci_bus_id), str(second.pci_device_id)]  # ... is GPU 1
+
+
+@pytest.mark.cuda
+def test_cuda_visible_devices_set_after_cuda_started_is_ignored():
+    late = "import os, torch; torch.ones(1, device='cuda'); os.environ['CUDA_VISIBLE_DEVICES'] = ''; " \
+           "print(torch.cuda.device_count())"
+    early = "import os; os.environ['CUDA_VISIBLE_DEVICES'] = ''; import torch; print(torch.cuda.device_count())"
+    assert int(run_python(late)) >= 1
+    assert int(run_python(early)) == 0
+
+
+def test_os_has_environ_not_environment(monkeypatch):
+    # guide 001: os.environment['CUDA_VISIBLE_DEVICES'] = '0,1,2,3'
+    assert not hasattr(os, "environment")
+    with pytest.raises(AttributeError, match="module 'os' has no attribute 'environment'"):
+        os.environment  # noqa: B018
+    monkeypatch.setitem(os.environ, "AGNOSTIC_PROBE", "seen")  # os.environ is what child processes inherit
+    assert subprocess.run(
+        [sys.executable, "-c", "import os; print(os.environ['AGNOSTIC_PROBE'])"], capture_output=True, text=True
+    ).stdout.strip() == "seen"
+
+
+def test_dataparallel_is_spelt_with_a_capital_p():
+    # guide 001: torch.nn.Dataparallel(net, device_ids=device_ids)
+    assert not hasattr(torch.nn, "Dataparallel")
+    with pytest.raises(AttributeError, match=re.escape("module 'torch.nn' has no attribute 'Dataparallel'")):
+        torch.nn.Dataparallel  # noqa: B018
+    assert torch.nn.DataParallel is torch.nn.parallel.DataParallel
+
+
+# ---- several GPUs: DataParallel -------------------------------------------------------------------------
+
+
+@pytest.mark.no_cuda
+def test_dataparallel_without_gpu_only_wraps_the_module():
+    model = nn.Linear(4, 2)
+    wrapped = nn.DataParallel(model, device_ids=[0, 1, 2])  # not even checked: there is nothing to check against
+    assert wrapped.device_ids == [] and wrapped.module is model
+    x = torch.randn(3, 4)
+    assert torch.equal(wrapped(x), model(x))
+
+
+@pytest.mark.multi_gpu
+def test_dataparallel_rejects_more_device_ids_than_gpus():
+    # guide 001: DataParallel(model, device_ids=[0, 1, 2]) whenever device_count() > 1
+    count = torch.cuda.device_count()
+    model = nn.Linear(4, 2).to("cuda:0")
+    with pytest.raises(AssertionError, match="Invalid device id"):
+        nn.DataParallel(model, device_ids=list(range(count + 1)))
+    wrapped = nn.DataParallel(model)  # the default: every visible GPU
+    assert wrapped.device_ids == list(range(count))
+    assert wrapped(torch.randn(8, 4)).device == torch.device("cuda:0")
+
+
+def test_dataparallel_docstring_recommends_ddp():
+    doc = " ".join(nn.DataParallel.__doc__.split())
+    assert "It is recommended to use :class:`~torch.nn.parallel.DistributedDataParallel`" in doc
+    assert "even if there is only a single node" in doc
+
+
+# ---- performance ----------------------------------------------------------------------------------------
+
+
+def _train(read_every_step: bool) -> list[float]:
+    """Three epochs of a small classifier; the mean loss per epoch, read in one of the two ways."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(512, 20, generator=g)
+    y = (x[:, :10].sum(dim=1) > 0).long()
+    model = nn.Linear(20, 2)
+    nn.init.zeros_(model.weight)
+    nn.init.zeros_(model.bias)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    means = []
+    for _ in range(3):
+        as_float, on_device = 0.0, torch.zeros(())
+        for xb, yb in zip(x.split(64), y.split(64), strict=True):
+            loss = nn.functional.cross_entropy(model(xb), yb)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if read_every_step:
+                as_float += loss.item()
+            else:
+                on_device += loss.detach()
+        means.append(as_float / 8 if read_every_step else on_device.item() / 8)
+    return means
+
+
+def test_reading_the_loss_every_step_changes_no_result():
+    # guide 004: running_loss += loss.item() on every step
+    every_step, once = _train(read_every_step=True), _train(read_every_step=False)
+    assert every_step == pytest.approx(once, rel=1e-6)
+    assert every_step[-1] < every_step[0]
+
+
+@pytest.mark.cuda
+def test_reading_the_loss_every_step_synchronises_every_step():
+    loss = torch.randn(64, device="cuda").pow(2).mean()
+    torch.cuda.synchronize()
+    running = torch.zeros((), device="cuda")
+    assert sync_warnings(lambda: loss.item()) == 1  # .item(): one wait for the GPU, every time it is called
+    assert sync_warnings(lambda: running.add_(loss.detach())) == 0  # accumulating on the device: none
+
+
+def test_torch_releases_the_gil_while_it_computes():
+    # guide 003: logging a GPU loss "triggers the GIL" so that all GPUs block
+    a = torch.randn(2000, 2000)
+    with TickCounter() as counter:
+        before = counter.ticks
+        a @ a  # one long call into PyTorch
+        during = counter.ticks - before
+    assert during > 100  # another Python thread ran meanwhile: PyTorch did not hold the GIL
+
+
+@pytest.mark.cuda
+def test_item_waits_for_the_gpu_without_holding_the_gil():
+    x = torch.ones((), device="cuda")
+    torch.cuda.synchronize()
+    with TickCounter() as counter:
+        torch.cuda._sleep(1_000_000_000)  # queue roughly half a second or more of GPU work; returns at once
+        y = x + 1  # queued behind it
+        before, start = counter.ticks, time.perf_counter()
+        value = y.item()  # must wait for both
+        waited, during = time.perf_counter() - start, counter.ticks - before
+    assert value == 2.0
+    assert waited > 0.05  # .item() is a synchronisation: it waited for the queued GPU work
+    assert during > 100  # ... and meanwhile another Python thread ran: the GIL was released
+    assert sync_warnings(lambda: y.item()) == 1
+
+
+@pytest.mark.cuda
+def test_sync_points_as_the_page_shows_them():
+    x = torch.randn(256, 256, device="cuda")
+    pinned = torch.randn(256, 256).pin_memory()
+    for step in (lambda: x @ x, lambda: x.sum(), lambda: pinned.to("cuda", non_blocking=True)):
+        step()
+        assert sync_warnings(step) == 0
+    for step in (lambda: x.sum().item(), lambda: x.cpu(), lambda: x[0].tolist(), lambda: str(x),
+                 lambda: bool((x > 0).any())):
+        step()
+        assert sync_warnings(step) >= 1
+
+
+@pytest.mark.no_cuda
+def test_without_a_gpu_synchronize_and_pinning_raise():
+    for call in (torch.accelerator.synchronize, torch.cuda.synchronize, lambda: torch.ones(2).pin_memory()):
+        with pytest.raises(RuntimeError):
+            call()
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(4, 2)), batch_size=2,
+                                         pin_memory=True)
+    with pytest.warns(UserWarning, match="pin_memory"):
+        (batch,) = next(iter(loader))
+    assert not batch.is_pinned()

@@ -1,0 +1,367 @@
+"""The built site in a real browser (Debian's Chromium driven by Playwright), every page in both languages.
+
+What a reader does: switch language, search, copy code, load a page offline, flip light/dark, open the
+menu on a phone; and what axe-core says about each page. Helpers live in browser.py.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from browser import (
+    CHROMIUM_ARGS,
+    COPY_TEXTS_JS,
+    NO_CHROMIUM,
+    SITEMAP_PROBES_JS,
+    DocPage,
+    Recorder,
+    chromium_executable,
+    default_language,
+    describe_violations,
+    doc_pages,
+    fences,
+    has_python_fence,
+    is_local,
+    match_in_order,
+    run_axe,
+    search,
+    serve,
+    unexpected_errors,
+)
+from docs_pages import LANGUAGES, REPO
+
+ARTIFACTS = REPO / "test-artifacts"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+SERIOUS = {"serious", "critical"}
+# the axe rules whose outcome depends on the colour scheme (run again in the dark scheme)
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+
+PAGES = doc_pages()
+PYTHON_PAGES = [d for d in PAGES if has_python_fence(d.source)]
+# every page path, whichever language has it (a page missing in one language fails the switch test)
+TOPICS = sorted({d.rel for d in PAGES})
+# pages where the language selector is also operated by hand (click the button, then the language)
+CLICK_THROUGH = [t for t in ("index.md", "devices.md") if t in TOPICS]
+
+
+def _ids(docs: list[DocPage]) -> list[str]:
+    return [d.id for d in docs]
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path = chromium_executable()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{NO_CHROMIUM}; CI must run the browser tests", pytrace=False)
+        pytest.skip(NO_CHROMIUM)
+    return path
+
+
+@pytest.fixture(scope="session")
+def origin(chromium, built_site) -> Iterator[str]:
+    """The built site served on localhost, e.g. http://127.0.0.1:40123 (no trailing slash)."""
+    with serve(built_site) as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def browser(chromium):
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    """A page in a fresh context (own storage, own permissions); closed after the test."""
+    contexts = []
+
+    def make(**options):
+        context = browser.new_context(**{"viewport": DESKTOP, **options})
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(new_page):
+    return new_page()
+
+
+def url(origin: str, doc: DocPage) -> str:
+    return f"{origin}/{doc.path}"
+
+
+def lang_of(path: str) -> str:
+    """Language of a URL path ("/zh/devices/" -> "zh", "/devices/" -> the default language)."""
+    for lang in LANGUAGES:
+        if lang != default_language() and path.startswith(f"/{lang}/"):
+            return lang
+    return default_language()
+
+
+def is_placeholder(doc: DocPage) -> bool:
+    text = doc.source.read_text(encoding="utf-8") if doc.source.exists() else ""
+    return "placeholder" in text.lower() and len([ln for ln in text.splitlines() if ln.strip()]) < 5
+
+
+# --------------------------------------------------------------------------- 1. language switch
+
+
+def _language_links(page, selector: str) -> dict[str, str]:
+    return dict(page.eval_on_selector_all(selector, "els => els.map(e => [e.hreflang, e.href])"))
+
+
+@pytest.mark.parametrize("rel", TOPICS, ids=[t.removesuffix(".md") for t in TOPICS])
+def test_language_switch_leads_to_the_same_page(page, origin, rel):
+    """Each language's version of a page links every version (selector and head alternates); following the
+    selector from one version to the next lands on it."""
+    expected = {lang: url(origin, DocPage(lang, rel)) for lang in LANGUAGES}
+    target = expected[LANGUAGES[0]]
+    for i, lang in enumerate(LANGUAGES):
+        response = page.goto(target)
+        assert response is not None and response.ok, f"{target}: HTTP {response and response.status}"
+        assert page.url == expected[lang], f"the {lang} link led to {page.url}"
+        assert page.evaluate("document.documentElement.lang").startswith(lang)
+        selector = _language_links(page, ".md-header .md-select a[hreflang]")
+        assert selector == expected, f"{page.url}: language selector links"
+        assert _language_links(page, "head link[rel=alternate][hreflang]") == expected, f"{page.url}: alternates"
+        target = selector[LANGUAGES[(i + 1) % len(LANGUAGES)]]
+
+
+def _choose_language(page, lang: str) -> None:
+    page.locator(".md-header .md-select button").click()  # opens the list (hovering does too)
+    page.locator(f".md-header .md-select a[hreflang={lang}]").click()
+
+
+@pytest.mark.parametrize("rel", CLICK_THROUGH, ids=[t.removesuffix(".md") for t in CLICK_THROUGH])
+def test_language_selector_by_hand(page, origin, rel):
+    """Open the header's language menu, pick the other language, land on the same page there; and back."""
+    home = DocPage(default_language(), rel)
+    page.goto(url(origin, home))
+    for lang in LANGUAGES:
+        if lang == home.lang:
+            continue
+        _choose_language(page, lang)
+        page.wait_for_url(url(origin, home.other(lang)))
+        assert page.evaluate("document.documentElement.lang").startswith(lang)
+        _choose_language(page, home.lang)
+        page.wait_for_url(url(origin, home))
+        assert page.evaluate("document.documentElement.lang").startswith(home.lang)
+
+
+# --------------------------------------------------------------------------- 2. search
+
+
+@dataclass(frozen=True)
+class SearchCase:
+    lang: str  # the query's language; the search is typed on that language's home page
+    query: str
+    first: str | None  # page (under docs/<lang>/) that must come first; None: any page of that language
+
+    @property
+    def id(self) -> str:
+        return f"{self.lang}:{self.query}"
+
+
+# Real questions against real content: adjust as pages are written. A row whose expected page is still a
+# placeholder is skipped until the page exists.
+SEARCH_CASES = [
+    SearchCase("en", "nvidia-smi", "devices.md"),
+    SearchCase("en", "torch.accelerator", None),
+    SearchCase("zh", "计算设备", "devices.md"),
+    SearchCase("zh", "显存", None),
+    SearchCase("zh", "设备", None),
+    SearchCase("en", "DataParallel", "multi-gpu.md"),
+    SearchCase("en", "pinned memory", "performance.md"),
+]
+
+
+@pytest.mark.parametrize("case", SEARCH_CASES, ids=[c.id for c in SEARCH_CASES])
+def test_search_finds_the_page_in_the_query_language(page, origin, case):
+    if case.first and is_placeholder(DocPage(case.lang, case.first)):
+        pytest.skip(f"docs/{case.lang}/{case.first} is still a placeholder")
+    page.goto(url(origin, DocPage(case.lang, "index.md")), wait_until="networkidle")  # index loaded
+    results = search(page, case.query)
+    # The index is one for both languages (mkdocs-static-i18n merges them): an English word that both
+    # pages contain finds both, so what must hold is that the query's language ranks first.
+    assert lang_of(results[0]) == case.lang, f"{case.query!r}: first result {results[0]} (all: {results})"
+    if case.first:
+        want = "/" + DocPage(case.lang, case.first).path
+        assert results[0] == want, f"{case.query!r}: expected {want} first, got {results}"
+
+
+# --------------------------------------------------------------------------- 3. copy button
+
+
+def _closest(text: str, candidates: list[str | None]) -> str:
+    pool = [c for c in candidates if c is not None]
+    if not pool:
+        return "(no code block on the page has a copy button)"
+    best = max(pool, key=lambda c: difflib.SequenceMatcher(None, text, c).ratio())
+    diff = difflib.unified_diff(text.splitlines(), best.splitlines(), "included code", "closest copy", lineterm="")
+    return "\n".join(diff)
+
+
+@pytest.mark.parametrize("doc", PYTHON_PAGES, ids=_ids(PYTHON_PAGES))
+def test_copy_button_copies_exactly_the_included_code(page, origin, doc):
+    """Each python block's copy button yields the snippet as included (Material trims the trailing newline)."""
+    python = [f for f in fences(doc.source) if f.is_python]
+    expected = [f.code.rstrip("\n") for f in python]
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+    page.goto(url(origin, doc))
+    copy_texts = page.evaluate(COPY_TEXTS_JS)  # one per code block of the article, in order
+    where = match_in_order(expected, copy_texts)
+    missing = [
+        f"{doc.source.relative_to(REPO)} {fence.label}: no copy button yields it\n{_closest(text, copy_texts)}"
+        for fence, text, hit in zip(python, expected, where, strict=True)
+        if hit is None
+    ]
+    if missing:
+        pytest.fail("\n\n".join(missing), pytrace=False)
+
+    # and through the real clipboard: click each button, read what landed there
+    blocks = page.locator("article div.highlight")
+    wrong = []
+    for fence, text, hit in zip(python, expected, where, strict=True):
+        page.evaluate("navigator.clipboard.writeText('')")
+        blocks.nth(hit).locator("[data-clipboard-target]").click()
+        copied = page.evaluate("navigator.clipboard.readText()")
+        if copied != text:
+            wrong.append(f"{fence.label}: clipboard holds {copied!r}")
+    if wrong:
+        pytest.fail(f"/{doc.path}, clipboard after clicking copy:\n" + "\n".join(wrong), pytrace=False)
+
+
+# --------------------------------------------------------------------------- 4. offline, no errors
+
+
+def _load_and_check(page, origin: str, target: str) -> list[str]:
+    rec = Recorder.attach(page)
+    response = page.goto(target, wait_until="networkidle")
+    problems = [] if response is not None and response.ok else [f"{target}: HTTP {response and response.status}"]
+    problems += [f"request leaves localhost: {u}" for u in rec.requests if not is_local(u, origin)]
+    return problems + unexpected_errors(rec, page.evaluate(SITEMAP_PROBES_JS))
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=_ids(PAGES))
+def test_page_loads_only_from_localhost_without_errors(page, origin, doc):
+    problems = _load_and_check(page, origin, url(origin, doc))
+    if problems:
+        pytest.fail(f"/{doc.path}:\n" + "\n".join(problems), pytrace=False)
+
+
+def test_other_built_pages_load_only_from_localhost_without_errors(new_page, origin, built_site):
+    """Pages that no docs/<lang>/*.md makes (404.html, pages added by hooks) are held to the same rule."""
+    known = {d.path for d in PAGES}
+    others = [
+        rel
+        for html in sorted(built_site.rglob("*.html"))
+        if not (rel := html.relative_to(built_site).as_posix()).startswith("assets/")
+        and rel.removesuffix("index.html") not in known
+    ]
+    problems = []
+    for rel in others:
+        problems += [f"/{rel}: {p}" for p in _load_and_check(new_page(), origin, f"{origin}/{rel}")]
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
+# --------------------------------------------------------------------------- 5. palette, phone
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_palette_toggle_switches_light_and_dark(page, origin, lang):
+    page.goto(url(origin, DocPage(lang, "index.md")))
+    body = page.locator("body")
+    toggle = page.locator("form[data-md-component=palette] label:not([hidden])")
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+    toggle.click()
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    page.reload()  # the choice is remembered
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    toggle.click()
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_navigation_drawer_opens_on_a_phone(new_page, origin, lang):
+    page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(url(origin, DocPage(lang, "devices.md")))
+    left_edge = "() => document.querySelector('.md-sidebar--primary').getBoundingClientRect().right"
+    assert page.evaluate(left_edge) <= 0, "the drawer shows before it is opened"
+    page.locator("label.md-header__button[for=__drawer]").click()
+    expect(page.locator("#__drawer")).to_be_checked()
+    page.wait_for_function("() => document.querySelector('.md-sidebar--primary').getBoundingClientRect().left >= 0")
+    nav = page.locator("nav.md-nav--primary")
+    expect(nav).to_be_visible()
+    # a link to another page is on top in the open drawer (not covered by another level of it), and works
+    links = nav.locator("a.md-nav__link[href]:not(.md-nav__link--active):not([href^='#'])")
+    on_top = links.evaluate_all(
+        """links => links.findIndex(a => {
+             const r = a.getBoundingClientRect();
+             if (r.width === 0 || r.bottom > innerHeight || r.left < 0) return false;
+             const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+             return hit !== null && a.contains(hit);
+           })"""
+    )
+    assert on_top >= 0, "no link to another page can be clicked in the opened drawer"
+    target = links.nth(on_top)
+    href = target.evaluate("a => a.href")
+    target.click()
+    page.wait_for_url(href)
+
+
+# --------------------------------------------------------------------------- 6. accessibility
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=_ids(PAGES))
+def test_no_serious_accessibility_violation(page, origin, doc):
+    """axe-core: no serious or critical violation in the light scheme, nor colour ones in the dark scheme."""
+    page.goto(url(origin, doc))
+    body = page.locator("body")
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+    report = []
+    light = [v for v in run_axe(page, {"resultTypes": ["violations"]}) if v["impact"] in SERIOUS]
+    if light:
+        report.append("light scheme:\n" + describe_violations(light))
+    page.locator("form[data-md-component=palette] label:not([hidden])").click()
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")  # colour transitions
+    options = {"runOnly": {"type": "rule", "values": COLOUR_RULES}, "resultTypes": ["violations"]}
+    dark = [v for v in run_axe(page, options) if v["impact"] in SERIOUS]
+    if dark:
+        report.append("dark scheme (colour rules):\n" + describe_violations(dark))
+    if report:
+        pytest.fail(f"axe-core on /{doc.path}:\n" + "\n".join(report), pytrace=False)
+
+
+# --------------------------------------------------------------------------- screenshots
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_screenshots_of_home_and_devices(page, origin, lang):
+    """Full-page screenshots into test-artifacts/ (git-ignored), for a human or CI to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    for rel, name in (("index.md", "home"), ("devices.md", "devices")):
+        page.goto(url(origin, DocPage(lang, rel)), wait_until="networkidle")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        out = ARTIFACTS / f"{lang}-{name}.png"
+        page.screenshot(path=str(out), full_page=True)
+        assert out.stat().st_size > 10_000, f"{out}: suspiciously small"

@@ -1,0 +1,389 @@
+"""The MNIST page: train.py end to end, its error messages, bench.py's records and their rendering."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import torch
+from mkdocs.exceptions import PluginError
+from torch import nn
+
+import benchmarks  # docs/hooks/benchmarks.py
+from conftest import copy_of_repo, mkdocs_build
+from docs_pages import DOCS, REPO, SNIPPETS
+from mnist_data import ensure_local_mnist
+
+sys.path.insert(0, str(SNIPPETS / "mnist"))  # as when the scripts run: their folder comes first
+train = importlib.import_module("train")
+bench = importlib.import_module("bench")
+
+TRAIN = "snippets/mnist/train.py"
+SCHEMA = json.loads((DOCS / "data" / "benchmark.schema.json").read_text(encoding="utf-8"))
+RECORDS = sorted((DOCS / "data" / "benchmarks").glob("*.json"))
+LAST_LINE = re.compile(r"^loss (\d+\.\d{3}) · test accuracy (\d+\.\d)% · (\d+\.\d{2}) s/epoch \(median\)$")
+HAS_CUDA = torch.cuda.is_available() and torch.cuda.device_count() > 0
+
+
+# ---- errata -----------------------------------------------------------------------------------------
+
+
+def test_unflattened_linear_fails_on_an_mnist_batch():
+    batch = torch.zeros(32, 1, 28, 28)  # the guide's batch_size=32
+    with pytest.raises(RuntimeError, match=re.escape("mat1 and mat2 shapes cannot be multiplied (896x28 and 784x10)")):
+        nn.Linear(784, 10)(batch)
+    assert train.build_model()(batch).shape == (32, 10)
+
+
+def test_pinned_torch_is_a_current_cuda_build():
+    """What this shows: the torch the site pins is built for CUDA 12 or later, and nothing here uses cu111.
+
+    It cannot show from here (no network) that the cu111 index lacks current releases.
+    """
+    requirements = (REPO / "requirements.txt").read_text(encoding="utf-8")
+    pinned = re.search(r"^torch==(\S+)", requirements, re.M).group(1)
+    assert torch.__version__.split("+")[0] == pinned
+    assert torch.version.cuda is not None, "the pinned torch should be the CUDA build"
+    assert int(torch.version.cuda.split(".")[0]) >= 12
+    for name in ("requirements.txt", "constraints.txt", "Makefile"):
+        assert "cu111" not in (REPO / name).read_text(encoding="utf-8")
+
+
+# ---- train.py on real MNIST ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real_runs() -> dict[str, subprocess.CompletedProcess]:
+    """One epoch per pipeline on the real data set, as a reader runs the script."""
+    if ensure_local_mnist() is None:
+        pytest.skip("no copy of MNIST at hand (../shared/data/mnist or .mnist)")
+    runs = {}
+    for pipeline in train.PIPELINES:
+        # one thread per operation: this model's ops are tiny, and CI machines are shared
+        command = [sys.executable, TRAIN, "--epochs", "1", "--pipeline", pipeline, "--no-download", "--threads", "1"]
+        runs[pipeline] = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    return runs
+
+
+def test_every_pipeline_trains_and_reports(real_runs):
+    for pipeline, run in real_runs.items():
+        assert run.returncode == 0, f"{pipeline}: {run.stderr[-3000:]}"
+        lines = run.stdout.splitlines()
+        assert lines[0].startswith(f"{pipeline} on "), lines
+        assert LAST_LINE.match(lines[-1]), lines[-1]
+        assert "Traceback" not in run.stderr
+
+
+def test_pipelines_agree_on_accuracy(real_runs):
+    accuracy = {p: float(LAST_LINE.match(r.stdout.splitlines()[-1]).group(2)) for p, r in real_runs.items()}
+    assert max(accuracy.values()) - min(accuracy.values()) <= 0.5, accuracy
+    assert min(accuracy.values()) > 85, accuracy  # one epoch of a linear model: about 90 %
+
+
+# ---- bad input: one line, non-zero exit, no traceback -------------------------------------------------
+
+
+def _main(module, argv, monkeypatch, capsys) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", [f"snippets/mnist/{module.__name__}.py"])  # argparse names the program
+    with pytest.raises(SystemExit) as exit_info:
+        module.main(argv)
+    out, err = capsys.readouterr()
+    code = exit_info.value.code
+    if isinstance(code, str):  # sys.exit("message") prints it to stderr and exits with 1
+        err, code = err + code + "\n", 1
+    return code, out, err
+
+
+BAD_ARGUMENTS = {
+    "epochs-zero": (["--epochs", "0"], "argument --epochs: must be at least 1, got 0"),
+    "epochs-negative": (["--epochs", "-3"], "argument --epochs: must be at least 1, got -3"),
+    "batch-size-zero": (["--batch-size", "0"], "argument --batch-size: must be at least 1, got 0"),
+    "batch-size-word": (["--batch-size", "many"], "argument --batch-size: expected a whole number, got 'many'"),
+    "unknown-pipeline": (["--pipeline", "fast"], "argument --pipeline: invalid choice: 'fast'"),
+    "unknown-device": (["--device", "gpu"], "argument --device: unknown device 'gpu'"),
+    "bad-device-index": (["--device", "cuda:x"], "argument --device: unknown device 'cuda:x'"),
+    "too-high-gpu-index": (["--device", "cuda:63"], "argument --device: cuda:63 was asked for, but"),
+    "meta-device": (["--device", "meta"], "argument --device: meta is not usable here"),
+}
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD_ARGUMENTS.values(), ids=BAD_ARGUMENTS.keys())
+def test_bad_arguments_give_one_line(argv, message, monkeypatch, capsys):
+    code, out, err = _main(train, argv, monkeypatch, capsys)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith(f"train.py: error: {message}"), err
+
+
+@pytest.mark.skipif(HAS_CUDA, reason="shows the message of a machine without a CUDA GPU")
+def test_cuda_without_a_gpu_gives_one_line(monkeypatch, capsys):
+    code, _, err = _main(train, ["--device", "cuda"], monkeypatch, capsys)
+    assert code == 2
+    assert err == "train.py: error: argument --device: cuda was asked for, but no CUDA GPU is usable here; " \
+                  "use --device cpu or auto\n"
+
+
+def test_missing_data_without_download_gives_one_line(tmp_path, monkeypatch, capsys):
+    code, out, err = _main(train, ["--data-dir", str(tmp_path), "--no-download"], monkeypatch, capsys)
+    raw = tmp_path / "MNIST" / "raw"
+    assert code == 1 and out == ""
+    assert not (tmp_path / "MNIST").exists()  # looking creates nothing
+    assert err == (f"train.py: MNIST not found in {raw}; drop --no-download to fetch it, or put "
+                   "train-images-idx3-ubyte and the three other files there\n")
+
+
+def test_failed_download_gives_one_line(tmp_path, monkeypatch, capsys):
+    from torchvision import datasets
+
+    # port 9 (discard) on this machine: refused at once, so the test behaves the same with or without network
+    monkeypatch.setattr(datasets.MNIST, "mirrors", ["http://127.0.0.1:9/"])
+    code, out, err = _main(train, ["--data-dir", str(tmp_path)], monkeypatch, capsys)
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"train.py: could not download MNIST into {tmp_path / 'MNIST' / 'raw'} (")
+    assert "--no-download" in err
+
+
+def test_a_real_process_prints_no_traceback(tmp_path):
+    command = [sys.executable, TRAIN, "--no-download", "--data-dir", str(tmp_path)]
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr, result.stderr
+
+
+# ---- loading, on a few images written by the test -----------------------------------------------------
+
+
+def write_idx(root: Path, n_train: int = 40, n_test: int = 20) -> Path:
+    """A tiny MNIST in root/MNIST/raw, in the IDX format of the real files."""
+    raw = root / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    gen = torch.Generator().manual_seed(1)
+    for prefix, n in (("train", n_train), ("t10k", n_test)):
+        images = torch.randint(0, 256, (n, 28, 28), dtype=torch.uint8, generator=gen)
+        labels = torch.arange(n, dtype=torch.uint8) % 10
+        (raw / f"{prefix}-images-idx3-ubyte").write_bytes(struct.pack(">IIII", 2051, n, 28, 28)
+                                                          + images.numpy().tobytes())
+        (raw / f"{prefix}-labels-idx1-ubyte").write_bytes(struct.pack(">II", 2049, n) + labels.numpy().tobytes())
+    return root
+
+
+@pytest.fixture
+def tiny_mnist(tmp_path) -> Path:
+    return write_idx(tmp_path / "data")
+
+
+def test_loader_reads_idx_files(tiny_mnist):
+    train_set = train.load_mnist(tiny_mnist, train=True)
+    test_set = train.load_mnist(tiny_mnist, train=False)
+    assert (len(train_set), len(test_set)) == (40, 20)
+    image, label = train_set[3]
+    assert image.shape == (1, 28, 28) and image.dtype == torch.float32
+    assert image.min() >= -1 and image.max() <= 1
+    assert label == 3
+    # the resident copy holds exactly what the per-image transform produces
+    images, labels = train.to_resident(train_set, torch.device("cpu"))
+    assert torch.equal(images[3], image) and labels[3] == label
+
+
+def test_every_pipeline_sees_the_same_order(tiny_mnist):
+    train_set = train.load_mnist(tiny_mnist, train=True)
+    images, labels = train.to_resident(train_set, torch.device("cpu"))
+    order = train.EpochOrder(len(train_set), torch.Generator().manual_seed(5))
+    resident = train.ResidentBatches(images, labels, 8, torch.Generator().manual_seed(5))
+    loader = train.make_loader(train_set, 8, order, tuned=False, device=torch.device("cpu"))
+    for epoch in range(2):  # each epoch draws a new permutation from the same generator
+        from_loader = torch.cat([y for _, y in loader])
+        from_resident = torch.cat([y for _, y in resident])
+        assert torch.equal(from_loader, from_resident), epoch
+
+
+def test_pipelines_give_identical_results_on_the_cpu(tiny_mnist):
+    train_set = train.load_mnist(tiny_mnist, train=True)
+    test_set = train.load_mnist(tiny_mnist, train=False)
+    cpu = torch.device("cpu")
+    results = [train.run(p, cpu, 2, 8, train_set, test_set, seed=3, progress=False) for p in train.PIPELINES]
+    # same weights, same batches in the same order: the same training, up to how the loss is summed
+    assert [r.loss for r in results] == pytest.approx([results[0].loss] * 3, rel=1e-5)
+    assert len({r.accuracy for r in results}) == 1
+    assert results[1].num_workers >= 1 and results[2].num_workers == 0
+
+
+def test_main_on_tiny_data_prints_the_summary_line(tiny_mnist, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [TRAIN])
+    train.main(["--data-dir", str(tiny_mnist), "--no-download", "--batch-size", "8", "--pipeline", "resident",
+                "--epochs", "2", "--device", "cpu"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "resident on cpu: 2 epoch(s) of 5 batches of 8"
+    assert LAST_LINE.match(out[-1]), out[-1]
+
+
+# ---- bench.py and its records --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def bench_records(tiny_mnist, tmp_path, monkeypatch, capsys) -> tuple[list[Path], str]:
+    out = tmp_path / "records"
+    monkeypatch.setattr(sys, "argv", ["snippets/mnist/bench.py"])
+    bench.main(["--device", "cpu", "--pipelines", "dataloader", "resident", "--epochs", "1", "--batch-size", "8",
+                "--data-dir", str(tiny_mnist), "--no-download", "--out", str(out)])
+    return sorted(out.glob("*.json")), capsys.readouterr().out
+
+
+def test_bench_writes_schema_valid_records(bench_records):
+    files, summary = bench_records
+    assert len(files) == 2
+    for file in files:
+        record = json.loads(file.read_text(encoding="utf-8"))
+        jsonschema.validate(record, SCHEMA)
+        device = re.sub("[^a-z0-9]+", "-", record["device_name"].lower()).strip("-")
+        assert file.name == f"{record['date'][:10]}_cpu_{device}_{record['pipeline']}_bs8.json"
+        assert record["epochs"] == len(record["seconds_per_epoch"]) == 1
+        assert record["warmup_epochs"] == len(record["warmup_seconds"]) == 1
+        assert record["train_images"] == 40
+    assert "resident vs dataloader:" in summary and "× faster per epoch" in summary
+    assert "test accuracies differ by 0.00 points: within 0.5" in summary
+
+
+def test_bench_writes_nothing_into_the_site_during_tests():
+    before = sorted(p.name for p in (DOCS / "data" / "benchmarks").glob("*.json"))
+    assert [p.name for p in RECORDS] == before  # the tests above wrote to tmp folders only
+
+
+def _valid_record() -> dict:
+    return {
+        "schema_version": 1, "date": "2026-05-10T12:03:01Z", "device_kind": "cpu", "device_name": "Some CPU",
+        "cpu_cores": 2, "torch_threads": 2, "load_average": 0.5, "torch_version": "2.14.1+cu130",
+        "torch_cuda_version": "13.0", "torchvision_version": "0.29.1+cu130", "python_version": "3.11.7",
+        "commit": "0123456789abcdef0123456789abcdef01234567", "commit_dirty": False, "pipeline": "resident",
+        "batch_size": 64, "epochs": 3, "warmup_epochs": 1, "num_workers": 0, "seed": 0, "train_images": 60000,
+        "warmup_seconds": [0.5], "seconds_per_epoch": [0.3, 0.31, 0.32], "median_seconds_per_epoch": 0.31,
+        "setup_seconds": 0.2, "images_per_second": 193548.4, "final_loss": 0.41, "test_accuracy": 90.5,
+    }
+
+
+BROKEN = {
+    "missing-date": (lambda r: r.pop("date"), "date"),
+    "accuracy-as-text": (lambda r: r.update(test_accuracy="90.5"), "test_accuracy"),
+    "accuracy-over-100": (lambda r: r.update(test_accuracy=190.5), "test_accuracy"),
+    "unknown-pipeline": (lambda r: r.update(pipeline="fast"), "pipeline"),
+    "short-commit": (lambda r: r.update(commit="0123abc"), "commit"),
+    "date-not-iso": (lambda r: r.update(date="10/05/2026"), "date"),
+    "negative-epoch-time": (lambda r: r.update(seconds_per_epoch=[0.3, -1]), "seconds_per_epoch.1"),
+    "extra-field": (lambda r: r.update(gpu="yes"), "gpu"),
+}
+
+
+def test_the_schema_accepts_a_valid_record():
+    jsonschema.validate(_valid_record(), SCHEMA)
+
+
+@pytest.mark.parametrize(("breakage", "field"), BROKEN.values(), ids=BROKEN.keys())
+def test_the_schema_and_the_hook_reject_a_malformed_record(breakage, field, tmp_path):
+    record = _valid_record()
+    breakage(record)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(record, SCHEMA)
+    (tmp_path / "broken.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(PluginError) as error:
+        benchmarks.load_records(tmp_path, DOCS / "data" / "benchmark.schema.json")
+    assert f"broken.json: field '{field}'" in str(error.value)
+
+
+def test_the_hook_rejects_bad_json(tmp_path):
+    (tmp_path / "cut.json").write_text('{"date": "2026-05-10T', encoding="utf-8")
+    with pytest.raises(PluginError, match=r"cut\.json: not valid JSON"):
+        benchmarks.load_records(tmp_path, DOCS / "data" / "benchmark.schema.json")
+
+
+def test_build_fails_on_a_malformed_record(tmp_path):
+    copy = copy_of_repo(tmp_path / "repo")
+    record = _valid_record()
+    del record["test_accuracy"]
+    (copy / "docs" / "data" / "benchmarks" / "2026-05-10_cpu_broken_resident_bs64.json").write_text(
+        json.dumps(record), encoding="utf-8")
+    result = mkdocs_build(tmp_path / "site", cwd=copy)
+    assert result.returncode != 0
+    assert ("docs/data/benchmarks/2026-05-10_cpu_broken_resident_bs64.json: field 'test_accuracy': "
+            "'test_accuracy' is a required property") in result.stderr, result.stderr[-3000:]
+
+
+# ---- rendering ---------------------------------------------------------------------------------------------
+
+
+def _record(**changes) -> dict:
+    return {**_valid_record(), **changes}
+
+
+def test_render_without_gpu_records_says_so():
+    records = [_record(pipeline="dataloader", median_seconds_per_epoch=10.0), _record()]
+    sentences = {"en": "No GPU measurement has been published yet", "zh": "目前还没有发布任何 GPU 测量结果"}
+    for lang, sentence in sentences.items():
+        text = benchmarks.render(records, lang)
+        assert sentence in text
+        assert "<svg" in text and "currentColor" in text
+    en = benchmarks.render(records, "en")
+    assert "**32.3× faster**" in en  # 10.0 / 0.31, computed from the records
+    assert "pipelines **agree within 0.5 points**" in en
+
+
+def test_render_with_a_gpu_record_shows_it_and_drops_the_note():
+    gpu = _record(device_kind="cuda", device_name="NVIDIA H100 80GB HBM3")
+    text = benchmarks.render([_record(), gpu], "en")
+    assert "NVIDIA H100 80GB HBM3 (cuda)" in text
+    assert "No GPU measurement" not in text
+
+
+def test_render_reports_disagreeing_accuracies():
+    records = [_record(pipeline="dataloader", test_accuracy=91.0), _record(test_accuracy=90.2)]
+    assert "do **not** agree within 0.5 points" in benchmarks.render(records, "en")
+    assert "**没有**在 0.5 个百分点之内一致" in benchmarks.render(records, "zh")
+
+
+def test_render_keeps_only_the_latest_record_per_configuration():
+    old = _record(date="2026-01-01T00:00:00Z", median_seconds_per_epoch=9.99)
+    text = benchmarks.render([old, _record()], "en")
+    assert "9.99" not in text and "1 older record(s)" in text
+
+
+# ---- the committed records and the built page ---------------------------------------------------------
+
+
+def test_committed_records_are_schema_valid():
+    assert RECORDS, "no benchmark record committed in docs/data/benchmarks/"
+    for file in RECORDS:
+        jsonschema.validate(json.loads(file.read_text(encoding="utf-8")), SCHEMA)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_built_page_shows_the_records_with_provenance(built_site, lang):
+    page = built_site / ("" if lang == "en" else "zh") / "mnist" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    assert "<!-- benchmarks -->" not in html
+    records = [json.loads(f.read_text(encoding="utf-8")) for f in RECORDS]
+    shown, _ = benchmarks.latest(records)
+    for record in shown:
+        for text in (f"{record['median_seconds_per_epoch']:.2f}", f"{record['images_per_second']:,.0f}",
+                     f"{record['test_accuracy']:.2f} %", record["torch_version"], record["date"][:10],
+                     record["device_name"]):
+            assert text in html, text
+        if record["commit"]:
+            assert f"<code>{record['commit'][:7]}</code>" in html
+    assert "<svg" in html
+    if not any(r["device_kind"] != "cpu" for r in shown):
+        assert benchmarks.TEXT[lang]["no_gpu_title"] in html
+    accuracies = [r["test_accuracy"] for r in shown if r["device_kind"] == "cpu"]
+    agree = max(accuracies) - min(accuracies) <= benchmarks.TOLERANCE
+    verdict = {("en", True): "pipelines <strong>agree within 0.5 points</strong>",
+               ("en", False): "pipelines do <strong>not</strong> agree within 0.5 points",
+               ("zh", True): "<strong>在 0.5 个百分点之内一致</strong>",
+               ("zh", False): "<strong>没有</strong>在 0.5 个百分点之内一致"}[lang, agree]
+    assert verdict in html
