@@ -132,11 +132,6 @@ def doc_pages(lang: str | None = None) -> list[DocPage]:
     return [DocPage(lg, p.relative_to(DOCS / lg).as_posix()) for lg in langs for p in pages(lg)]
 
 
-def other_language(lang: str) -> str:
-    (other,) = (lg for lg in LANGUAGES if lg != lang)
-    return other
-
-
 # --------------------------------------------------------------------------- code fences of a page
 
 _CODEBLOCKS_COMMENT = re.compile(r"^\s*<!--[-\s]*pytest-codeblocks:.*-->\s*$")
@@ -173,7 +168,8 @@ def fences(source: Path) -> list[Fence]:
     own copy button, so the pytest-codeblocks comments are dropped before the fences are read.
     """
     text = "".join(
-        line for line in source.read_text(encoding="utf-8").splitlines(keepends=True)
+        line
+        for line in source.read_text(encoding="utf-8").splitlines(keepends=True)
         if not _CODEBLOCKS_COMMENT.match(line)
     )
     raw = extract_from_buffer(io.StringIO(text))
@@ -218,6 +214,21 @@ COPY_TEXTS_JS = """
   target.removeAttribute("data-md-copying");
   return text.trimEnd();
 })
+"""
+
+# JS: click the copy button of each given code block (index among the article's blocks) and read the
+# clipboard after each; the clipboard is emptied first, so a click that copies nothing shows as "".
+CLIPBOARD_COPIES_JS = """
+async indexes => {
+  const blocks = document.querySelectorAll("article div.highlight");
+  const copied = [];
+  for (const i of indexes) {
+    await navigator.clipboard.writeText("");
+    blocks[i].querySelector("[data-clipboard-target]").click();
+    copied.push(await navigator.clipboard.readText());
+  }
+  return copied;
+}
 """
 
 

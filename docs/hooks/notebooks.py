@@ -19,7 +19,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs_jupyter.plugin import NotebookFile
 
-from page_source import code_blocks, expand_includes, open_admonitions
+from page_source import code_blocks, expand_includes, join_cjk_lines, open_admonitions
 
 LANGUAGES = ("en", "zh")
 NOTEBOOK_DIR = "notebooks"
@@ -46,6 +46,8 @@ def page_notebook(page: Path, lang: str) -> nbformat.NotebookNode:
     """The notebook of one page: prose as Markdown cells, each runnable fence as a code cell."""
     raw_blocks = [b for b in code_blocks(page.read_text(encoding="utf-8")) if b.syntax in RUN_SYNTAXES]
     text = open_admonitions(expand_includes(page.read_text(encoding="utf-8")))
+    if lang == "zh":
+        text = join_cjk_lines(text)
     nb = jupytext.reads(text, fmt="md")
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     if len(code_cells) != len(raw_blocks):
@@ -137,7 +139,8 @@ def on_post_build(config) -> None:
 
 # nbconvert's page template loads MathJax and mermaid from a CDN; these notebooks use neither.
 _CDN_SCRIPTS = re.compile(
-    r'<script src="[^"]*">\s*</script>|<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*?</script>',
+    r'<script src="(?:(?:https?:)?//[^"]*)?">\s*</script>'  # MathJax: remote or empty src; local ones stay
+    r'|<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*?</script>',
     re.S,
 )
 

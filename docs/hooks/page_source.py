@@ -56,3 +56,17 @@ def open_admonitions(text: str) -> str:
 
 def code_blocks(text: str) -> list[CodeBlock]:
     return extract_from_buffer(io.StringIO(text))
+
+
+_CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_SOFT_BREAK = re.compile(rf"(?<=[{_CJK}])\n[ \t]*(?=[{_CJK}])")
+
+
+def join_cjk_lines(text: str) -> str:
+    """Drop the line breaks inside Chinese paragraphs, which browsers would show as stray spaces.
+
+    Only a break between two CJK characters is removed (such a next line cannot start a list,
+    heading or table); fenced code is left alone.
+    """
+    parts = re.split(r"(^[ \t]*```.*?^[ \t]*```[ \t]*$)", text, flags=re.M | re.S)
+    return "".join(part if i % 2 else _SOFT_BREAK.sub("", part) for i, part in enumerate(parts))
