@@ -7,6 +7,7 @@ the files and downloads nothing. data/ is git-ignored: MNIST is never committed.
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
 from pathlib import Path
 
@@ -28,7 +29,9 @@ def ensure_local_mnist(root: Path = LOCAL_ROOT) -> Path | None:
     for gz in sorted(source.glob("*.gz")):
         target = raw / gz.name.removesuffix(".gz")
         if not target.exists():
-            with gzip.open(gz, "rb") as src, open(target.with_suffix(".part"), "wb") as dst:
+            # a private temporary name, then an atomic rename: parallel test workers may do this at once
+            part = target.with_name(f"{target.name}.{os.getpid()}.part")
+            with gzip.open(gz, "rb") as src, open(part, "wb") as dst:
                 shutil.copyfileobj(src, dst)
-            target.with_suffix(".part").rename(target)
+            os.replace(part, target)
     return root
