@@ -7,6 +7,7 @@ Also turns the GPU markers into skips with a reason and counts them at the end o
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import pytest
@@ -46,12 +47,28 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
+class PageBlockItem(TestBlock):
+    """pytest-codeblocks' item, with a failure report that is always text and shows a command's output.
+
+    Its own repr_failure returns the exception's first argument, which for a failed bash block is the
+    exit status (an int): pytest-xdist cannot serialise that, and the output would be lost anyway.
+    """
+
+    def repr_failure(self, excinfo):
+        err = excinfo.value
+        if isinstance(err, subprocess.CalledProcessError):
+            out = (err.stdout or b"").decode(errors="replace")[-3000:]
+            errs = (err.stderr or b"").decode(errors="replace")[-3000:]
+            return f"{self.name}: command exited with status {err.returncode}\n{out}\n{errs}"
+        return str(super().repr_failure(excinfo))
+
+
 class ExpandedPage(pytest.File):
     def collect(self):
         for block in page_blocks(self.path):
             if block.expanded.syntax not in RUN_SYNTAXES:
                 continue
-            item = TestBlock.from_parent(parent=self, name=block.label)
+            item = PageBlockItem.from_parent(parent=self, name=block.label)
             item.obj = block.expanded
             for mark in block.marks:
                 item.add_marker(eval(mark, {"sys": sys, "pytest": pytest}))  # as pytest-codeblocks does
