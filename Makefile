@@ -26,7 +26,7 @@ browser:
 	  else echo "make test: Chromium is missing; install it (Debian: sudo apt-get install chromium fonts-noto-cjk)" >&2; exit 1; fi; }
 
 test: install browser
-	$(BIN)/python -m pytest -n auto --maxprocesses=4
+	$(BIN)/python -m pytest
 
 # On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), then the benchmark.
 gpu-job: install

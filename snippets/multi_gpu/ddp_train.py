@@ -66,7 +66,9 @@ def main() -> None:
         print(f"world size {world}, backend {backend}")
         print("parameters identical on all ranks:", all(torch.equal(c, params) for c in copies))
         print("loss fell:", epoch_losses[-1] < epoch_losses[0])
-    dist.barrier()  # let every rank finish talking before any of them tears the group down
+    # free DDP's hold on the process group, and let every rank finish talking, before tearing it down
+    del model, optimizer
+    dist.barrier()
     dist.destroy_process_group()
 
 # --8<-- [end:program]
