@@ -13,8 +13,9 @@ import sys
 import pytest
 from pytest_codeblocks.plugin import TestBlock
 
-from docs_pages import DOCS, LANGUAGES, REPO, RUN_SYNTAXES, page_blocks
+from docs_pages import DOCS, LANGUAGES, REPO, page_blocks
 from mnist_data import ensure_local_mnist
+from page_source import RUN_SYNTAXES
 
 
 def cuda_device_count() -> int:

@@ -11,12 +11,11 @@ from pathlib import Path
 from pytest_codeblocks import CodeBlock, extract_from_buffer
 
 import page_source
+from page_source import LANGUAGES
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
-LANGUAGES = ("en", "zh")
 SNIPPETS = REPO / "snippets"
-RUN_SYNTAXES = {"python", "sh", "bash"}  # the fences pytest-codeblocks executes
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
 
 

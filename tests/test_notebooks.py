@@ -8,12 +8,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from codeblocks_plugin import cuda_device_count
-from docs_pages import DOCS, LANGUAGES, REPO, RUN_SYNTAXES, page_blocks, pages
+from codeblocks_plugin import SKIP_REASONS, cuda_device_count
+from docs_pages import DOCS, LANGUAGES, REPO, page_blocks, pages
 from notebooks import CELL_TAGS
+from page_source import RUN_SYNTAXES
 
 # tag -> (GPUs needed, reason), as for the page blocks
-NEEDS = {CELL_TAGS["cuda"]: (1, "needs a CUDA GPU"), CELL_TAGS["multi_gpu"]: (2, "needs two or more CUDA GPUs")}
+NEEDS = {CELL_TAGS[mark]: (gpus, SKIP_REASONS[mark][1]) for mark, gpus in (("cuda", 1), ("multi_gpu", 2))}
 
 
 def _pages_with_code():

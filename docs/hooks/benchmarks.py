@@ -20,10 +20,11 @@ import jsonschema
 from jsonschema.exceptions import best_match
 from mkdocs.exceptions import PluginError
 
+from page_source import LANGUAGES
+
 PLACEHOLDER = "<!-- benchmarks -->"
 LADDER = ("dataloader", "dataloader-tuned", "resident")
 TOLERANCE = 0.5  # accuracy points within which the pipelines must agree
-LANGUAGES = ("en", "zh")
 INK = "#010203"  # drawn in this colour, then swapped for currentColor: the SVG follows the text colour
 
 TEXT = {

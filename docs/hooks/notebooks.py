@@ -19,14 +19,12 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs_jupyter.plugin import NotebookFile
 
-from page_source import code_blocks, expand_includes, join_cjk_lines, open_admonitions
+from page_source import LANGUAGES, RUN_SYNTAXES, code_blocks, expand_includes, join_cjk_lines, open_admonitions
 
-LANGUAGES = ("en", "zh")
 NOTEBOOK_DIR = "notebooks"
 # pages also shown as a notebook page (rendered by mkdocs-jupyter): page -> notebook page name
 NOTEBOOK_PAGES = {"mnist.md": "mnist-notebook.ipynb"}
 CELL_TAGS = {"cuda": "needs-cuda", "multi_gpu": "needs-multi-gpu", "no_cuda": "output-shown-for-cpu"}
-RUN_SYNTAXES = {"python", "bash", "sh"}
 TEXT = {
     "en": {
         "download": "Download this page as a Jupyter notebook",

@@ -11,6 +11,8 @@ import yaml
 from pytest_codeblocks import CodeBlock, extract_from_buffer
 
 REPO = Path(__file__).resolve().parents[2]
+LANGUAGES = ("en", "zh")  # the first is the default, served at the site root
+RUN_SYNTAXES = {"python", "sh", "bash"}  # the fences pytest-codeblocks executes
 ADMONITION = re.compile(r'^(!!!|\?\?\?\+?)\s+\w[\w-]*(?:\s+"([^"]*)")?\s*$')
 
 

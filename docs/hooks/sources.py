@@ -30,7 +30,8 @@ import markdown
 import yaml
 from mkdocs.exceptions import PluginError
 
-LANGUAGES = ("en", "zh")
+from page_source import LANGUAGES
+
 SOURCES_PAGE = "sources.md"
 PLACEHOLDERS = ("<!-- guides -->", "<!-- coverage -->", "<!-- errata -->")
 GUIDE_FIELDS = ("number", "title", "title_in_source", "origin", "sections")
