@@ -1,0 +1,65 @@
+"""requirements.txt and constraints.txt install anywhere the package registry is reachable.
+
+A pin that names a file, a URL or a VCS reference works only on the machine that wrote it (a fresh
+clone once failed at install because of one), so every line must be a plain `name==version`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from packaging.requirements import InvalidRequirement, Requirement
+
+REPO = Path(__file__).resolve().parents[1]
+PIN_FILES = ("requirements.txt", "constraints.txt")
+
+
+def pin_problem(line: str) -> str | None:
+    """Why `line` is not a registry pin, or None when it is one."""
+    try:
+        req = Requirement(line)
+    except InvalidRequirement as error:
+        return f"not a requirement ({error})"
+    if req.url:
+        return f"direct reference `@ {req.url}`: only registry pins install everywhere"
+    specs = list(req.specifier)
+    if len(specs) != 1 or specs[0].operator != "==" or "*" in specs[0].version:
+        return f"`{req.specifier or 'no version'}` is not an exact `==` pin"
+    return None
+
+
+def pin_problems(path: Path) -> list[str]:
+    problems = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        why = pin_problem(line)
+        if why:
+            problems.append(f"{path.name}:{number}: {why}: {raw.strip()}")
+    return problems
+
+
+@pytest.mark.parametrize("name", PIN_FILES)
+def test_every_line_is_a_registry_pin(name):
+    assert not pin_problems(REPO / name), "\n".join(pin_problems(REPO / name))
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ("pkg @ file:///tmp/pkg-1.0-py3-none-any.whl", "direct reference"),
+    ("pkg @ git+https://example.invalid/pkg.git", "direct reference"),
+    ("/tmp/pkg-1.0-py3-none-any.whl", "not a requirement"),
+    ("-e .", "not a requirement"),
+    ("-c constraints.txt", "not a requirement"),
+    ("pkg>=1.0", "not an exact"),
+    ("pkg==1.*", "not an exact"),
+    ("pkg", "not an exact"),
+])
+def test_anything_but_a_pin_is_named_with_its_reason(line, reason):
+    assert reason in (pin_problem(line) or "")
+
+
+@pytest.mark.parametrize("line", ["torch==2.14.1", "Jinja2==3.1.6", "pkg[extra]==1.0 ; python_version >= '3.11'"])
+def test_pins_with_extras_and_markers_are_accepted(line):
+    assert pin_problem(line) is None
