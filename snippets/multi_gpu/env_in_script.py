@@ -5,8 +5,8 @@ import os
 
 
 def main() -> None:
-    # CUDA reads the variable once, when the process first uses it; changing it later does nothing.
-    # Setting it before torch is even imported is the simplest way to be early enough.
+    # CUDA fixes the process's GPUs when it starts (torch.cuda.is_available() already starts it); a
+    # later change would only mislead torch.cuda.device_count(). Before `import torch` is early enough.
     os.environ["CUDA_VISIBLE_DEVICES"] = "0"
     import torch
 
