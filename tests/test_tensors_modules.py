@@ -104,6 +104,15 @@ def test_mixed_devices_raise_runtime_error():
         torch.ones(2) + torch.ones(2, device="meta")
 
 
+def test_module_and_input_on_different_devices_raise_runtime_error():
+    # the pages show this with a GPU; the meta device checks the same rule on any machine
+    net = nn.Linear(3, 1, device="meta")
+    x = torch.ones(2, 3)
+    with pytest.raises(RuntimeError, match="is not on the expected device"):
+        net(x)
+    assert net(x.to(next(net.parameters()).device)).shape == (2, 1)  # the fix the modules page gives
+
+
 def test_cpu_scalar_tensor_mixes_with_other_devices():
     result = torch.ones(2, device="meta") + torch.tensor(2.0)
     assert result.device.type == "meta"
