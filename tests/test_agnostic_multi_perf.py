@@ -308,6 +308,22 @@ def test_sync_points_as_the_page_shows_them():
         assert sync_warnings(step) >= 1
 
 
+@pytest.mark.cuda
+def test_copies_to_the_gpu_wait_unless_pinned_and_non_blocking():
+    # the performance page and the loss-item-every-step erratum: blocking copies wait every time; the
+    # sync debug mode reports them, but not whatever the driver waits for on a pageable non-blocking copy
+    result = subprocess.run([sys.executable, "snippets/performance/copy_waits.py"], cwd=REPO,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = re.compile(r"(.+?) +(waits|returns at once), (reported|not reported)")
+    seen = {m[1]: (m[2], m[3]) for m in map(line.fullmatch, result.stdout.splitlines()) if m}
+    assert len(seen) == 4, result.stdout
+    assert seen["batch.to('cuda')"] == ("waits", "reported")
+    assert seen["pinned.to('cuda')"] == ("waits", "reported")
+    assert seen["pinned.to('cuda', non_blocking=True)"] == ("returns at once", "not reported")
+    assert seen["batch.to('cuda', non_blocking=True)"][1] == "not reported"
+
+
 @pytest.mark.no_cuda
 def test_without_a_gpu_synchronize_and_pinning_raise():
     for call in (torch.accelerator.synchronize, torch.cuda.synchronize, lambda: torch.ones(2).pin_memory()):
