@@ -28,10 +28,11 @@ browser:
 test: install browser
 	$(BIN)/python -m pytest
 
-# On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), then the benchmark.
+# On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), then the benchmark:
+# every rung (resident-graph included) at every batch size, and where the plain DataLoader's time goes.
 gpu-job: install
 	$(BIN)/python -m pytest
-	$(BIN)/python snippets/mnist/bench.py --device cuda
+	$(BIN)/python snippets/mnist/bench.py --device cuda --batch-sizes 64 256 1024 --probe-loader
 
 clean:
 	rm -rf $(VENV) site

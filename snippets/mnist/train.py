@@ -2,9 +2,11 @@
 
     python snippets/mnist/train.py                        # the best device this machine has
     python snippets/mnist/train.py --device cpu --pipeline resident --epochs 2
+    python snippets/mnist/train.py --device cuda --pipeline resident-graph --batch-size 256
 
-The three --pipeline choices feed the same model the same images in the same order; only the way
-the batches are produced differs (see the MNIST page). bench.py imports this module to time them.
+The --pipeline choices train the same model on the same images in the same order; only the way the
+batches are produced and the steps are launched differs (see the MNIST page). bench.py imports this
+module to time them.
 """
 
 # --8<-- [start:imports]
@@ -26,7 +28,11 @@ from tqdm import tqdm
 
 # --8<-- [end:imports]
 
-PIPELINES = ("dataloader", "dataloader-tuned", "resident")
+PIPELINES = ("dataloader", "dataloader-tuned", "resident", "resident-graph")
+CUDA_ONLY = ("resident-graph",)  # replays a CUDA graph: there is nothing to capture on a CPU
+# Kept at every batch size, so a larger batch changes only how the work is cut (fewer, bigger steps);
+# the test accuracy in each record shows what that costs. It is also the rule of the first GPU records.
+LEARNING_RATE = 0.01
 EVAL_BATCH_SIZE = 1000  # the same for every pipeline, so the test accuracy is computed identically
 
 
@@ -112,6 +118,86 @@ class ResidentBatches:
 
 
 # --8<-- [end:data]
+
+
+# --8<-- [start:graph]
+class GraphedSteps:
+    """One whole training step captured once as a CUDA graph, then replayed for every batch.
+
+    Eagerly, each step of this tiny model is a dozen small kernels, each launched by Python; replaying
+    the graph launches them all at once. A graph reads and writes fixed addresses, so the step takes
+    its batch through tensors that never move: `index` says which resident images form the batch, and
+    `weight` gives the padding of a shorter last batch no say in the loss.
+    """
+
+    def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer, images: torch.Tensor,
+                 labels: torch.Tensor, batch_size: int, generator: torch.Generator):
+        self.model, self.optimizer, self.images, self.labels = model, optimizer, images, labels
+        self.batch_size, self.generator = batch_size, generator
+        self.index = torch.zeros(batch_size, dtype=torch.int64, device=images.device)
+        self.weight = torch.ones(batch_size, device=images.device)
+        # The epoch's loss is summed INSIDE the step. A loss tensor made in the graph lives in the graph's
+        # memory and the next replay overwrites it, so a list of them (or a sum made outside) would be wrong.
+        self.total = torch.zeros((), device=images.device)
+        self.loss_fn = nn.CrossEntropyLoss(reduction="none")
+        self.graph: torch.cuda.CUDAGraph | None = None  # None: the same step, run eagerly
+
+    def step(self) -> None:
+        self.optimizer.zero_grad(set_to_none=False)  # zero in place: the gradients keep their addresses
+        logits = self.model(self.images.index_select(0, self.index))
+        losses = self.loss_fn(logits, self.labels.index_select(0, self.index))
+        loss = (losses * self.weight).sum() / self.weight.sum()  # the mean over the real images
+        loss.backward()
+        self.optimizer.step()
+        self.total += loss.detach()
+
+    def capture(self, warmup_steps: int = 3) -> None:
+        """Warm up on a side stream (as capture requires), record one step, then undo the warm-up."""
+        start = [p.detach().clone() for p in self.model.parameters()]
+        self.index.copy_(torch.arange(self.batch_size) % len(self.labels))
+        with torch.cuda.device(self.images.device):  # streams and graph on the data's GPU, even cuda:1
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(warmup_steps):  # creates the momentum buffers and the gradients once
+                    self.step()
+            torch.cuda.current_stream().wait_stream(side)
+            self.graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(self.graph):  # records the kernels, runs none of them
+                self.step()
+        rewind(self.model, self.optimizer, start)
+        self.total.zero_()
+
+    def epoch(self) -> float:
+        """One pass over the shuffled images, the same batches as ResidentBatches; the mean batch loss."""
+        n = len(self.labels)
+        order = torch.randperm(n, generator=self.generator).to(self.labels.device)
+        self.total.zero_()
+        for start in range(0, n, self.batch_size):
+            part = order[start : start + self.batch_size]
+            if len(part) < self.batch_size:  # the last, shorter batch: pad with image 0, weighted 0
+                self.index.zero_()
+                self.weight.zero_()
+                self.weight[: len(part)] = 1
+            self.index[: len(part)] = part  # a copy into the graph's input, on the device
+            if self.graph is None:
+                self.step()
+            else:
+                self.graph.replay()
+        self.weight.fill_(1)
+        return self.total.item() / math.ceil(n / self.batch_size)
+
+
+@torch.no_grad()
+def rewind(model: nn.Module, optimizer: torch.optim.SGD, start: list[torch.Tensor]) -> None:
+    """Back to the starting weights, with momentum buffers of zero: the next step is then exactly a first step."""
+    for param, value in zip(model.parameters(), start, strict=True):
+        param.copy_(value)  # in place: the captured graph holds these addresses
+    for state in optimizer.state.values():
+        state["momentum_buffer"].zero_()
+
+
+# --8<-- [end:graph]
 
 
 # --8<-- [start:device]
@@ -209,13 +295,23 @@ def run(pipeline: str, device: torch.device, epochs: int, batch_size: int, train
     """Train a fresh model for `epochs` epochs with one of PIPELINES, then measure test accuracy."""
     if pipeline not in PIPELINES:
         raise ValueError(f"unknown pipeline {pipeline!r}; choose one of {', '.join(PIPELINES)}")
+    problem = unsupported(pipeline, device)
+    if problem:
+        raise ValueError(problem)
     torch.manual_seed(seed)  # the same initial weights for every pipeline and device
     model = build_model().to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    optimizer = torch.optim.SGD(model.parameters(), lr=LEARNING_RATE, momentum=0.9)
     order = torch.Generator().manual_seed(seed)  # the same shuffles for every pipeline and device
 
     start = time.perf_counter()
-    if pipeline == "resident":
+    graphed = None
+    if pipeline == "resident-graph":  # capturing is part of the set-up, kept out of the epoch times
+        graphed = GraphedSteps(model, optimizer, *to_resident(train_set, device), batch_size, order)
+        graphed.capture()
+        train_batches = ()
+        test_batches = ResidentBatches(*to_resident(test_set, device), EVAL_BATCH_SIZE)
+        workers = 0
+    elif pipeline == "resident":
         train_batches = ResidentBatches(*to_resident(train_set, device), batch_size, order)
         test_batches = ResidentBatches(*to_resident(test_set, device), EVAL_BATCH_SIZE)
         workers = 0
@@ -228,6 +324,11 @@ def run(pipeline: str, device: torch.device, epochs: int, batch_size: int, train
 
     seconds, loss = [], math.nan
     for epoch in range(1, epochs + 1):
+        if graphed is not None:  # no per-batch Python to show a bar for: one replay per batch
+            start = time.perf_counter()
+            loss = graphed.epoch()  # ends by reading the loss, so the GPU has finished
+            seconds.append(time.perf_counter() - start)
+            continue
         bar = tqdm(train_batches, desc=f"epoch {epoch}/{epochs}", unit="batch", leave=True,
                    disable=not progress, file=sys.stderr)
         start = time.perf_counter()
@@ -237,6 +338,13 @@ def run(pipeline: str, device: torch.device, epochs: int, batch_size: int, train
         bar.close()
     accuracy = evaluate(model, test_batches, device)
     return Result(pipeline, device, batch_size, seconds, loss, accuracy, setup, len(train_set), workers)
+
+
+def unsupported(pipeline: str, device: torch.device) -> str | None:
+    """Why this pipeline cannot run on this device, in one sentence; None when it can."""
+    if pipeline in CUDA_ONLY and device.type != "cuda":
+        return f"{pipeline} replays a CUDA graph and needs a CUDA GPU; on {device.type}, use resident instead"
+    return None
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -294,6 +402,9 @@ def main(argv: list[str] | None = None) -> None:
         device = pick_device(args.device)
     except ValueError as error:
         parser.error(f"argument --device: {error}")
+    problem = unsupported(args.pipeline, device)
+    if problem:  # before the data is read: refuse at once
+        parser.error(f"argument --pipeline: {problem}")
     try:
         train_set = load_mnist(args.data_dir, train=True, download=args.download)
         test_set = load_mnist(args.data_dir, train=False, download=args.download)
