@@ -283,3 +283,78 @@ def test_without_a_gpu_synchronize_and_pinning_raise():
     with pytest.warns(UserWarning, match="pin_memory"):
         (batch,) = next(iter(loader))
     assert not batch.is_pinned()
+
+
+# ---- several GPUs: device order, copies, model parallelism, several nodes --------------------------------
+
+
+@pytest.mark.cuda
+def test_pci_bus_id_order_is_the_order_nvidia_smi_uses():
+    # guide 002 names the GPUs of CUDA_VISIBLE_DEVICES=0,2,3 as nvidia-smi would. CUDA counts fastest first
+    # by default; CUDA_DEVICE_ORDER=PCI_BUS_ID makes cuda:i the i-th GPU of nvidia-smi's list. (Which GPU
+    # the default puts first is a heuristic of the driver, so only the PCI_BUS_ID order is asserted.)
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=pci.bus_id", "--format=csv,noheader"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    smi_buses = [int(bus_id.split(":")[1], 16) for bus_id in smi]  # "00000000:26:00.0" -> 0x26
+    assert smi_buses == sorted(smi_buses)  # nvidia-smi lists by PCI bus
+    probe = ("import torch; print(*[torch.cuda.get_device_properties(i).pci_bus_id "
+             "for i in range(torch.cuda.device_count())])")
+    in_bus_order = [int(b) for b in run_python(probe, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=None).split()]
+    assert in_bus_order == smi_buses
+
+
+@pytest.mark.multi_gpu
+def test_cross_gpu_copy_leaves_the_original():
+    # guide 003 (d2l): Z = X.cuda(1) copies X to the second GPU, where Y is
+    x = torch.ones(2, 3, device="cuda:0")
+    y = torch.rand(2, 3, device="cuda:1")
+    with pytest.raises(RuntimeError, match="same device"):
+        x + y
+    z = x.to(y.device)
+    assert z.device == torch.device("cuda:1") and x.device == torch.device("cuda:0")
+    assert torch.equal((z + y).cpu(), (1 + y).cpu())
+
+
+@pytest.mark.multi_gpu
+def test_model_parallel_snippet_trains_across_two_gpus():
+    out = subprocess.run([sys.executable, "snippets/multi_gpu/model_parallel.py"], cwd=REPO,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["cuda:1", "cuda:0", "cuda:1"]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+MULTI_NODE_OUTPUT = """\
+world size 2, backend gloo
+parameters identical on all ranks: True
+loss fell: True"""
+
+
+def test_ddp_script_runs_as_two_nodes():
+    # Two torchrun agents, as on two machines, meet at one c10d rendezvous endpoint; Gloo on the CPU
+    # (with the GPUs hidden, since two "nodes" on one machine would otherwise share GPU 0).
+    endpoint = f"127.0.0.1:{_free_port()}"
+    command = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc-per-node", "1",
+               "--rdzv-backend", "c10d", "--rdzv-endpoint", endpoint, "--rdzv-id", "two-nodes",
+               "snippets/multi_gpu/ddp_train.py"]
+    environ = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    nodes = [subprocess.Popen(command, cwd=REPO, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    try:
+        results = [node.communicate(timeout=300) for node in nodes]
+    finally:
+        for node in nodes:
+            node.kill()
+    for node, (_, err) in zip(nodes, results):
+        assert node.returncode == 0, err[-3000:]
+    printed = [out.strip() for out, _ in results if out.strip()]
+    assert printed == [MULTI_NODE_OUTPUT]  # rank 0, on whichever node the rendezvous made first, prints
+    for page in ("en", "zh"):
+        assert f"```text\n{MULTI_NODE_OUTPUT}\n```" in (REPO / "docs" / page / "multi-gpu.md").read_text(encoding="utf-8")
