@@ -299,7 +299,8 @@ def test_pci_bus_id_order_is_the_order_nvidia_smi_uses():
     assert smi_buses == sorted(smi_buses)  # nvidia-smi lists by PCI bus
     probe = ("import torch; print(*[torch.cuda.get_device_properties(i).pci_bus_id "
              "for i in range(torch.cuda.device_count())])")
-    in_bus_order = [int(b) for b in run_python(probe, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=None).split()]
+    listed = run_python(probe, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=None)
+    in_bus_order = [int(b) for b in listed.split()]
     assert in_bus_order == smi_buses
 
 
@@ -352,9 +353,51 @@ def test_ddp_script_runs_as_two_nodes():
     finally:
         for node in nodes:
             node.kill()
-    for node, (_, err) in zip(nodes, results):
+    for node, (_, err) in zip(nodes, results, strict=True):
         assert node.returncode == 0, err[-3000:]
     printed = [out.strip() for out, _ in results if out.strip()]
     assert printed == [MULTI_NODE_OUTPUT]  # rank 0, on whichever node the rendezvous made first, prints
     for page in ("en", "zh"):
-        assert f"```text\n{MULTI_NODE_OUTPUT}\n```" in (REPO / "docs" / page / "multi-gpu.md").read_text(encoding="utf-8")
+        shown = (REPO / "docs" / page / "multi-gpu.md").read_text(encoding="utf-8")
+        assert f"```text\n{MULTI_NODE_OUTPUT}\n```" in shown
+
+
+# ---- more of the guides' claims, checked line by line ----------------------------------------------------
+
+
+def test_env_magic_is_an_os_environ_assignment(monkeypatch):
+    # guide 002, section 5.3: %env CUDA_VISIBLE_DEVICES=0,1 in a notebook
+    from IPython.core.magics.osm import OSMagics
+
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    OSMagics().env("CUDA_VISIBLE_DEVICES=0,1")
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1"  # nothing more than os.environ: same timing rule
+
+
+@pytest.mark.cuda
+def test_env_magic_after_cuda_started_is_ignored():
+    late = ("import torch; from IPython.core.magics.osm import OSMagics; torch.ones(1, device='cuda'); "
+            "OSMagics().env('CUDA_VISIBLE_DEVICES='); print(torch.cuda.device_count())")
+    assert int(run_python(late)) >= 1
+
+
+def test_dataparallel_constructor_no_longer_asks_cuda():
+    # guide 001 quotes DataParallel.__init__ as testing torch.cuda.is_available()
+    import inspect
+
+    source = inspect.getsource(nn.DataParallel.__init__)
+    assert "torch.cuda.is_available()" not in source
+    assert "_get_available_device_type()" in source
+
+
+def test_data_loading_changes_with_a_gpu():
+    # guide 004, section 2.2: data loading is the same for CPU and GPU
+    data = torch.utils.data.TensorDataset(torch.ones(4, 2))
+    loader = torch.utils.data.DataLoader(data, batch_size=2, pin_memory=True)
+    if torch.cuda.is_available():
+        (batch,) = next(iter(loader))
+        assert batch.is_pinned()  # ready for batch.to("cuda", non_blocking=True)
+    else:
+        with pytest.warns(UserWarning, match="pin_memory"):
+            (batch,) = next(iter(loader))
+        assert not batch.is_pinned()  # the setting only means something with a GPU

@@ -47,3 +47,35 @@ def test_cuda_wheel_brings_its_own_cuda_runtime_and_cudnn():
     # answered from the libraries inside the installed package, with no GPU, driver or toolkit needed
     assert torch.backends.cudnn.is_available()
     assert torch.backends.cudnn.version() is not None
+
+
+# ---- more of the guides' claims, checked line by line ----------------------------------------------------
+
+
+def test_print_shows_the_short_form_of_a_device():
+    # guide 002, section 6: print(x_to.device) commented as "device(type='cuda', index=0)"
+    device = torch.device("cuda", 0)
+    assert str(device) == "cuda:0"  # what print() shows
+    assert repr(device) == "device(type='cuda', index=0)"  # what a notebook echoes for a bare expression
+    assert str(torch.ones(1).device) == "cpu"
+
+
+def test_pytorch_calls_it_a_device_not_a_context():
+    # guide 003: "每个数组都有一个设备（device），我们通常将其称为环境（context）"
+    t = torch.ones(1)
+    assert isinstance(t.device, torch.device)
+    for name in ("context", "ctx", "as_in_context"):  # MXNet's words, where d2l's text comes from
+        assert not hasattr(t, name)
+    assert not hasattr(torch, "context") and not hasattr(torch, "Context")
+
+
+@pytest.mark.no_cuda
+def test_current_device_without_a_gpu_says_why(monkeypatch):
+    # What torch.cuda.current_device() raises where guide 000 prints 0: on this CUDA build without a driver ...
+    if torch.version.cuda is not None:
+        with pytest.raises(RuntimeError, match=r"^Found no NVIDIA driver on your system\."):
+            torch.cuda.current_device()
+    # ... and on a CPU-only build, which lacks the CUDA bindings that are removed here
+    monkeypatch.delattr(torch._C, "_cuda_getDeviceCount", raising=False)
+    with pytest.raises(AssertionError, match=r"^Torch not compiled with CUDA enabled$"):
+        torch.cuda.current_device()
