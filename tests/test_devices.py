@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 import torch
 
@@ -79,3 +81,27 @@ def test_current_device_without_a_gpu_says_why(monkeypatch):
     monkeypatch.delattr(torch._C, "_cuda_getDeviceCount", raising=False)
     with pytest.raises(AssertionError, match=r"^Torch not compiled with CUDA enabled$"):
         torch.cuda.current_device()
+
+
+# torch.accelerator appeared in PyTorch 2.6, whose current_accelerator() took no argument (and raised
+# without an accelerator); check_available= came with 2.7, as each release's documentation shows.
+ACCELERATOR_SINCE, CHECK_AVAILABLE_SINCE = "2.6", "2.7"
+
+
+def test_version_notes_name_the_release_that_introduced_the_api():
+    from docs_pages import REPO
+
+    parameter = inspect.signature(torch.accelerator.current_accelerator).parameters["check_available"]
+    assert parameter.default is False
+    # Code that passes check_available= must not be labelled with the release before it ...
+    for path in sorted((REPO / "snippets").rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines):
+            if "check_available" in line:
+                nearby = "\n".join(lines[max(0, i - 3): i + 1])
+                assert f"{ACCELERATOR_SINCE}+" not in nearby, f"{path}:{i + 1}"
+    # ... and the pages date both, in both languages.
+    en, zh = (REPO / "docs" / lang / "devices.md" for lang in ("en", "zh"))
+    assert f"Since PyTorch {ACCELERATOR_SINCE}, `torch.accelerator`" in en.read_text(encoding="utf-8")
+    assert f"argument arrived in\nPyTorch {CHECK_AVAILABLE_SINCE}" in en.read_text(encoding="utf-8")
+    assert f"参数是\nPyTorch {CHECK_AVAILABLE_SINCE} 才加入的" in zh.read_text(encoding="utf-8")
