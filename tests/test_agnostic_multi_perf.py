@@ -401,3 +401,13 @@ def test_data_loading_changes_with_a_gpu():
         with pytest.warns(UserWarning, match="pin_memory"):
             (batch,) = next(iter(loader))
         assert not batch.is_pinned()  # the setting only means something with a GPU
+
+
+def test_cpu_and_cuda_methods_are_not_replaced_by_to():
+    # guide 001: .to() moves tensors and modules "instead of the previous cpu() or cuda() methods"
+    t, net = torch.ones(2), nn.Linear(2, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a deprecated method would warn here
+        assert t.cpu() is t and net.cpu() is net
+    for method in (torch.Tensor.cpu, torch.Tensor.cuda, nn.Module.cpu, nn.Module.cuda):
+        assert "deprecated" not in (method.__doc__ or "").lower()
