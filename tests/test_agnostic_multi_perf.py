@@ -359,7 +359,7 @@ def test_ddp_script_runs_as_two_nodes():
     assert printed == [MULTI_NODE_OUTPUT]  # rank 0, on whichever node the rendezvous made first, prints
     for page in ("en", "zh"):
         shown = (REPO / "docs" / page / "multi-gpu.md").read_text(encoding="utf-8")
-        assert f"```text\n{MULTI_NODE_OUTPUT}\n```" in shown
+        assert f"snippets/multi_gpu/ddp_train.py\n{MULTI_NODE_OUTPUT}\n```" in shown  # the page's console block
 
 
 # ---- more of the guides' claims, checked line by line ----------------------------------------------------
