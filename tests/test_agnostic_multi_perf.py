@@ -334,3 +334,131 @@ def test_without_a_gpu_synchronize_and_pinning_raise():
     with pytest.warns(UserWarning, match="pin_memory"):
         (batch,) = next(iter(loader))
     assert not batch.is_pinned()
+
+
+# ---- several GPUs: device order, copies, model parallelism, several nodes --------------------------------
+
+
+@pytest.mark.cuda
+def test_pci_bus_id_order_is_the_order_nvidia_smi_uses():
+    # guide 002 names the GPUs of CUDA_VISIBLE_DEVICES=0,2,3 as nvidia-smi would. CUDA counts fastest first
+    # by default; CUDA_DEVICE_ORDER=PCI_BUS_ID makes cuda:i the i-th GPU of nvidia-smi's list. (Which GPU
+    # the default puts first is a heuristic of the driver, so only the PCI_BUS_ID order is asserted.)
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=pci.bus_id", "--format=csv,noheader"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    smi_buses = [int(bus_id.split(":")[1], 16) for bus_id in smi]  # "00000000:26:00.0" -> 0x26
+    assert smi_buses == sorted(smi_buses)  # nvidia-smi lists by PCI bus
+    probe = ("import torch; print(*[torch.cuda.get_device_properties(i).pci_bus_id "
+             "for i in range(torch.cuda.device_count())])")
+    listed = run_python(probe, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=None)
+    in_bus_order = [int(b) for b in listed.split()]
+    assert in_bus_order == smi_buses
+
+
+@pytest.mark.multi_gpu
+def test_cross_gpu_copy_leaves_the_original():
+    # guide 003 (d2l): Z = X.cuda(1) copies X to the second GPU, where Y is
+    x = torch.ones(2, 3, device="cuda:0")
+    y = torch.rand(2, 3, device="cuda:1")
+    with pytest.raises(RuntimeError, match="same device"):
+        x + y
+    z = x.to(y.device)
+    assert z.device == torch.device("cuda:1") and x.device == torch.device("cuda:0")
+    assert torch.equal((z + y).cpu(), (1 + y).cpu())
+
+
+@pytest.mark.multi_gpu
+def test_model_parallel_snippet_trains_across_two_gpus():
+    out = subprocess.run([sys.executable, "snippets/multi_gpu/model_parallel.py"], cwd=REPO,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["cuda:1", "cuda:0", "cuda:1"]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+MULTI_NODE_OUTPUT = """\
+world size 2, backend gloo
+parameters identical on all ranks: True
+loss fell: True"""
+
+
+def test_ddp_script_runs_as_two_nodes():
+    # Two torchrun agents, as on two machines, meet at one c10d rendezvous endpoint; Gloo on the CPU
+    # (with the GPUs hidden, since two "nodes" on one machine would otherwise share GPU 0).
+    endpoint = f"127.0.0.1:{_free_port()}"
+    command = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc-per-node", "1",
+               "--rdzv-backend", "c10d", "--rdzv-endpoint", endpoint, "--rdzv-id", "two-nodes",
+               "snippets/multi_gpu/ddp_train.py"]
+    environ = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    nodes = [subprocess.Popen(command, cwd=REPO, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    try:
+        results = [node.communicate(timeout=300) for node in nodes]
+    finally:
+        for node in nodes:
+            node.kill()
+    for node, (_, err) in zip(nodes, results, strict=True):
+        assert node.returncode == 0, err[-3000:]
+    printed = [out.strip() for out, _ in results if out.strip()]
+    assert printed == [MULTI_NODE_OUTPUT]  # rank 0, on whichever node the rendezvous made first, prints
+    for page in ("en", "zh"):
+        shown = (REPO / "docs" / page / "multi-gpu.md").read_text(encoding="utf-8")
+        assert f"snippets/multi_gpu/ddp_train.py\n{MULTI_NODE_OUTPUT}\n```" in shown  # the page's console block
+
+
+# ---- more of the guides' claims, checked line by line ----------------------------------------------------
+
+
+def test_env_magic_is_an_os_environ_assignment(monkeypatch):
+    # guide 002, section 5.3: %env CUDA_VISIBLE_DEVICES=0,1 in a notebook
+    from IPython.core.magics.osm import OSMagics
+
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    OSMagics().env("CUDA_VISIBLE_DEVICES=0,1")
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1"  # nothing more than os.environ: same timing rule
+
+
+@pytest.mark.cuda
+def test_env_magic_after_cuda_started_is_ignored():
+    late = ("import torch; from IPython.core.magics.osm import OSMagics; torch.ones(1, device='cuda'); "
+            "OSMagics().env('CUDA_VISIBLE_DEVICES='); print(torch.cuda.device_count())")
+    assert int(run_python(late)) >= 1
+
+
+def test_dataparallel_constructor_no_longer_asks_cuda():
+    # guide 001 quotes DataParallel.__init__ as testing torch.cuda.is_available()
+    import inspect
+
+    source = inspect.getsource(nn.DataParallel.__init__)
+    assert "torch.cuda.is_available()" not in source
+    assert "_get_available_device_type()" in source
+
+
+def test_data_loading_changes_with_a_gpu():
+    # guide 004, section 2.2: data loading is the same for CPU and GPU
+    data = torch.utils.data.TensorDataset(torch.ones(4, 2))
+    loader = torch.utils.data.DataLoader(data, batch_size=2, pin_memory=True)
+    if torch.cuda.is_available():
+        (batch,) = next(iter(loader))
+        assert batch.is_pinned()  # ready for batch.to("cuda", non_blocking=True)
+    else:
+        with pytest.warns(UserWarning, match="pin_memory"):
+            (batch,) = next(iter(loader))
+        assert not batch.is_pinned()  # the setting only means something with a GPU
+
+
+def test_cpu_and_cuda_methods_are_not_replaced_by_to():
+    # guide 001: .to() moves tensors and modules "instead of the previous cpu() or cuda() methods"
+    t, net = torch.ones(2), nn.Linear(2, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a deprecated method would warn here
+        assert t.cpu() is t and net.cpu() is net
+    for method in (torch.Tensor.cpu, torch.Tensor.cuda, nn.Module.cpu, nn.Module.cuda):
+        assert "deprecated" not in (method.__doc__ or "").lower()

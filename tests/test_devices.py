@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 import torch
 
@@ -47,3 +49,59 @@ def test_cuda_wheel_brings_its_own_cuda_runtime_and_cudnn():
     # answered from the libraries inside the installed package, with no GPU, driver or toolkit needed
     assert torch.backends.cudnn.is_available()
     assert torch.backends.cudnn.version() is not None
+
+
+# ---- more of the guides' claims, checked line by line ----------------------------------------------------
+
+
+def test_print_shows_the_short_form_of_a_device():
+    # guide 002, section 6: print(x_to.device) commented as "device(type='cuda', index=0)"
+    device = torch.device("cuda", 0)
+    assert str(device) == "cuda:0"  # what print() shows
+    assert repr(device) == "device(type='cuda', index=0)"  # what a notebook echoes for a bare expression
+    assert str(torch.ones(1).device) == "cpu"
+
+
+def test_pytorch_calls_it_a_device_not_a_context():
+    # guide 003: "每个数组都有一个设备（device），我们通常将其称为环境（context）"
+    t = torch.ones(1)
+    assert isinstance(t.device, torch.device)
+    for name in ("context", "ctx", "as_in_context"):  # MXNet's words, where d2l's text comes from
+        assert not hasattr(t, name)
+    assert not hasattr(torch, "context") and not hasattr(torch, "Context")
+
+
+@pytest.mark.no_cuda
+def test_current_device_without_a_gpu_says_why(monkeypatch):
+    # What torch.cuda.current_device() raises where guide 000 prints 0: on this CUDA build without a driver ...
+    if torch.version.cuda is not None:
+        with pytest.raises(RuntimeError, match=r"^Found no NVIDIA driver on your system\."):
+            torch.cuda.current_device()
+    # ... and on a CPU-only build, which lacks the CUDA bindings that are removed here
+    monkeypatch.delattr(torch._C, "_cuda_getDeviceCount", raising=False)
+    with pytest.raises(AssertionError, match=r"^Torch not compiled with CUDA enabled$"):
+        torch.cuda.current_device()
+
+
+# torch.accelerator appeared in PyTorch 2.6, whose current_accelerator() took no argument (and raised
+# without an accelerator); check_available= came with 2.7, as each release's documentation shows.
+ACCELERATOR_SINCE, CHECK_AVAILABLE_SINCE = "2.6", "2.7"
+
+
+def test_version_notes_name_the_release_that_introduced_the_api():
+    from docs_pages import REPO
+
+    parameter = inspect.signature(torch.accelerator.current_accelerator).parameters["check_available"]
+    assert parameter.default is False
+    # Code that passes check_available= must not be labelled with the release before it ...
+    for path in sorted((REPO / "snippets").rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines):
+            if "check_available" in line:
+                nearby = "\n".join(lines[max(0, i - 3): i + 1])
+                assert f"{ACCELERATOR_SINCE}+" not in nearby, f"{path}:{i + 1}"
+    # ... and the pages date both, in both languages.
+    en, zh = (REPO / "docs" / lang / "devices.md" for lang in ("en", "zh"))
+    assert f"Since PyTorch {ACCELERATOR_SINCE}, `torch.accelerator`" in en.read_text(encoding="utf-8")
+    assert f"argument arrived in\nPyTorch {CHECK_AVAILABLE_SINCE}" in en.read_text(encoding="utf-8")
+    assert f"参数是\nPyTorch {CHECK_AVAILABLE_SINCE} 才加入的" in zh.read_text(encoding="utf-8")

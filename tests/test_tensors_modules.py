@@ -333,3 +333,58 @@ def test_optimizer_load_state_dict_casts_to_parameter_device():
     assert state["exp_avg"].device.type == "meta"
     assert state["exp_avg_sq"].device.type == "meta"
     assert state["step"].device.type == "cpu"
+
+
+# --- more of the guides' claims, checked line by line ---------------------------------------------
+
+
+def test_parameter_has_its_own_device():
+    # guide 003: net[0].weight.data.device
+    net = nn.Sequential(nn.Linear(3, 1))
+    weight = net[0].weight
+    assert weight.device == weight.data.device == torch.device("cpu")  # .data adds nothing here
+    assert type(weight.data) is torch.Tensor and not weight.data.requires_grad  # it steps outside autograd:
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        weight.mul_(2)  # autograd guards the parameter ...
+    weight.data.mul_(2)  # ... but not changes made through .data
+
+
+def test_module_buffers_print_as_a_plain_dict():
+    # guide 002, section 3: print(criterion._buffers) shows OrderedDict([('weight', tensor([1., 3.]))])
+    criterion = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 3.0]))
+    assert type(criterion._buffers) is dict
+    assert repr(criterion._buffers) == "{'weight': tensor([1., 3.])}"
+    assert dict(criterion.named_buffers()) == {"weight": criterion.weight}  # the public way to list them
+
+
+def test_moving_only_the_model_or_only_the_data_fails():
+    # guide 004, section 3.2: without moving them, model and data "still compute on the CPU"
+    x = torch.ones(2, 3)
+    assert nn.Linear(3, 1)(x).device == torch.device("cpu")  # neither moved: true
+    with pytest.raises(RuntimeError, match="is not on the expected device"):
+        nn.Linear(3, 1).to("meta")(x)  # only the model moved (meta stands in for the GPU)
+    with pytest.raises(RuntimeError, match="is not on the expected device"):
+        nn.Linear(3, 1)(x.to("meta"))  # only the data moved
+
+
+@pytest.mark.cuda
+def test_mismatch_message_no_longer_names_wrapper_addmm():
+    # guide 000 quotes "... found at least two devices, cpu and cuda:0! (when checking argument for
+    # argument mat1 in method wrapper_addmm)"
+    net = nn.Linear(3, 1)
+    with pytest.raises(RuntimeError) as error:
+        net(torch.ones(2, 3, device="cuda"))
+    message = str(error.value)
+    assert message.startswith("Expected all tensors to be on the same device")
+    assert "when checking argument for argument mat1 in method wrapper_addmm" not in message
+    assert "mat1" in message and "cuda:0" in message and "cpu" in message
+
+
+@pytest.mark.cuda
+def test_gpu_memory_in_use_exceeds_the_tensors():
+    # guide 003: a tensor on a GPU uses only that GPU's memory, "which nvidia-smi shows"
+    x = torch.ones(2, 3, device="cuda")
+    free, total = torch.cuda.mem_get_info()  # the driver's view, which nvidia-smi also reports
+    assert torch.cuda.memory_allocated() >= x.nbytes
+    assert torch.cuda.memory_reserved() >= 2 * 2**20 > x.nbytes  # the caching allocator takes whole blocks
+    assert total - free > torch.cuda.memory_reserved()  # plus the CUDA context, which no tensor accounts for

@@ -1,0 +1,7 @@
+import torch
+
+# Without a usable GPU, asking for the current one fails; print why instead of a traceback.
+try:
+    print(torch.cuda.current_device())
+except (RuntimeError, AssertionError) as err:  # AssertionError comes from a CPU-only build of PyTorch
+    print(f"{type(err).__name__}: {err}")
