@@ -1,0 +1,26 @@
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# float16 needs its loss scaled so that small gradients survive; bfloat16 (the CPU's choice) does not.
+dtype = torch.float16 if device.type == "cuda" else torch.bfloat16
+scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
+
+torch.manual_seed(0)
+x = torch.randn(512, 20, device=device)
+y = (x[:, :10].sum(dim=1) > 0).long()
+model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 2)).to(device)  # float32 weights
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+losses = []
+for _ in range(50):
+    optimizer.zero_grad()
+    with torch.autocast(device_type=device.type, dtype=dtype):  # only the forward pass and the loss
+        loss = nn.functional.cross_entropy(model(x), y)
+    scaler.scale(loss).backward()  # multiplies the loss first, when the scaler is enabled
+    scaler.step(optimizer)  # unscales the gradients; skips the step if any is inf or NaN
+    scaler.update()  # adjusts the scale for the next step
+    losses.append(loss.detach())  # no .item(): it would wait for the GPU every step
+
+print(f"{dtype} on {device.type}, loss scaling {'on' if scaler.is_enabled() else 'off'}")
+print("loss went down:", bool(losses[-1] < losses[0]))
