@@ -698,3 +698,17 @@ def test_records_show_the_gpu_losing_at_the_guides_batch_size():
                       key=lambda r: r["batch_size"])
     assert [r["batch_size"] for r in resident] == [64, 256, 1024]
     assert resident[-1]["median_seconds_per_epoch"] < resident[0]["median_seconds_per_epoch"] / 10
+
+
+def test_the_guides_loss_item_waits_once_per_step_1875_times_an_epoch():
+    """The page's count of `loss.item()` waits: one per step of the guide's loop (batch size 32)."""
+    seeds = REPO.parent / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the source guides (../shared/seeds) are not beside this checkout")
+    batch_size = 32
+    guide = next(seeds.glob("004*")).read_text(encoding="utf-8")
+    assert f"batch_size={batch_size}," in guide and "loss.item()" in guide
+    steps = len(torch.utils.data.DataLoader(range(60_000), batch_size=batch_size))
+    assert steps == 1875
+    assert f"{steps:,} times per epoch" in (DOCS / "en" / "mnist.md").read_text(encoding="utf-8")
+    assert f"每轮 {steps} 次" in (DOCS / "zh" / "mnist.md").read_text(encoding="utf-8")
