@@ -28,9 +28,10 @@ browser:
 test: install browser
 	$(BIN)/python -m pytest
 
-# On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), then the benchmark.
+# On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), recording where it ran
+# (docs/data/verification/, the pages' verification stamp), then the benchmark.
 gpu-job: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --verification-record
 	$(BIN)/python snippets/mnist/bench.py --device cuda
 
 clean:
