@@ -148,6 +148,7 @@ def test_junit_becomes_the_same_record_format():
     assert record["date"] == "2026-11-22T08:46:37Z"  # the file's own timestamp, in UTC
     assert record["pages"]["docs/en/multi-gpu.md"]["passed"] == 1
     assert record["pages"]["docs/zh/multi-gpu.md"]["skip_reasons"] == {"needs two or more CUDA GPUs": 1}
+    assert list(record["snippets"]) == ["snippets/multi_gpu/visible.py"]  # page blocks count for their page only
     assert record["snippets"]["snippets/multi_gpu/visible.py"]["passed"] == 1
     assert {k: record["totals"][k] for k in ("passed", "failed", "errors", "skipped")} == {
         "passed": 2, "failed": 1, "errors": 1, "skipped": 1}

@@ -116,8 +116,8 @@ def build_record(outcomes: dict[str, tuple[str, str]], provenance: dict) -> dict
     """The record of one run: outcomes maps a test's node id to (passed|failed|errors|skipped, detail).
 
     detail is the skip reason or the first line of the failure. A node id `docs/<lang>/<page>.md::...`
-    is a page block; a test whose id names `[snippets/....py]` counts for that snippet, which the
-    build maps to the pages that include it; every test counts in the totals.
+    is a page block; any other test whose id names `[snippets/....py]` counts for that snippet, which
+    the build maps to the pages that include it; every test counts in the totals.
     """
     totals, pages, snippets, failures = _counts(), {}, {}, []
     for nodeid, (outcome, detail) in sorted(outcomes.items()):
@@ -125,8 +125,9 @@ def build_record(outcomes: dict[str, tuple[str, str]], provenance: dict) -> dict
         path = nodeid.split("::", 1)[0]
         if PAGE.match(path):
             _add(pages.setdefault(path, _counts()), outcome, detail)
-        for snippet in SNIPPET_PARAM.findall(nodeid):
-            _add(snippets.setdefault(snippet, _counts()), outcome, detail)
+        else:  # a page block's label names its snippets too: it counts for the page only
+            for snippet in SNIPPET_PARAM.findall(nodeid):
+                _add(snippets.setdefault(snippet, _counts()), outcome, detail)
         if outcome in ("failed", "errors"):
             failures.append({"test": nodeid, "outcome": outcome, "message": detail})
     return {
