@@ -355,3 +355,12 @@ def test_the_gpu_job_writes_the_record_and_the_workflow_proposes_it():
     workflow = (REPO / ".github" / "workflows" / "gpu.yml").read_text(encoding="utf-8")
     assert "docs/data/verification/" in workflow
     assert re.search(r"git add [^\n]*docs/data/verification", workflow)
+
+
+def test_the_stamp_stays_out_of_the_search_index(built_site):
+    index = (built_site / "search" / "search_index.json").read_text(encoding="utf-8")
+    docs = json.loads(index)["docs"]
+    assert any("CUDA_VISIBLE_DEVICES" in d["text"] for d in docs)  # the pages themselves are indexed
+    for lang in LANGUAGES:
+        for words in (WORDS[lang]["title"], WORDS[lang]["headers"][4]):
+            assert all(html.escape(words) not in html.escape(html.unescape(d["title"] + d["text"])) for d in docs)

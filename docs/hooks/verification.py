@@ -152,7 +152,9 @@ def render(records: list[dict], words: dict, lang: str, page: str, snippets: lis
                                      f"- {_code(f['test'])}" for f in r["failures"])
         body.append(line)
     indented = "\n\n".join(body).replace("\n", "\n    ").replace("\n    \n", "\n\n")
-    return f'!!! info "{t["title"]}"\n\n    {indented}\n'
+    # kept out of the search index: the same words on every page would only crowd the results
+    return (f'<div class="verification-stamp" data-search-exclude markdown="1">\n\n'
+            f'!!! info "{t["title"]}"\n\n    {indented}\n\n</div>\n')
 
 
 # ---- MkDocs events ----------------------------------------------------------------------------------------
