@@ -364,3 +364,25 @@ def test_the_stamp_stays_out_of_the_search_index(built_site):
     for lang in LANGUAGES:
         for words in (WORDS[lang]["title"], WORDS[lang]["headers"][4]):
             assert all(html.escape(words) not in html.escape(html.unescape(d["title"] + d["text"])) for d in docs)
+
+
+def test_a_checkout_is_dirty_only_when_what_the_run_executes_differs_from_the_commit(tmp_path):
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    (tmp_path / "docs" / "en" / "page.md").write_text("# Page\n", encoding="utf-8")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "page")
+    head, dirty = verification_record.git_state(tmp_path)
+    assert re.fullmatch(r"[0-9a-f]{40}", head) and dirty is False
+    (tmp_path / "docs" / "data" / "verification").mkdir(parents=True)
+    (tmp_path / "docs" / "data" / "verification" / "earlier.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("scratch", encoding="utf-8")
+    assert verification_record.git_state(tmp_path) == (head, False)  # an earlier record, a stray file
+    (tmp_path / "docs" / "en" / "new.md").write_text("# New\n", encoding="utf-8")
+    assert verification_record.git_state(tmp_path) == (head, True)  # a page the run executes, not committed
+    (tmp_path / "docs" / "en" / "new.md").unlink()
+    (tmp_path / "docs" / "en" / "page.md").write_text("# Changed\n", encoding="utf-8")
+    assert verification_record.git_state(tmp_path) == (head, True)
