@@ -28,11 +28,15 @@ browser:
 test: install browser
 	$(BIN)/python -m pytest
 
-# On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), then the benchmark:
-# every rung (resident-graph included) at every batch size, and where the plain DataLoader's time goes.
+# On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), recording where it ran
+# (docs/data/verification/, the pages' verification stamp), then the benchmark: every rung
+# (resident-graph included) at every batch size, and where the plain DataLoader's time goes.
+# The benchmark runs even when a test failed; the job still fails then.
 gpu-job: install
-	$(BIN)/python -m pytest
-	$(BIN)/python snippets/mnist/bench.py --device cuda --batch-sizes 64 256 1024 --probe-loader
+	status=0; \
+	$(BIN)/python -m pytest --verification-record || status=$$?; \
+	$(BIN)/python snippets/mnist/bench.py --device cuda --batch-sizes 64 256 1024 --probe-loader || status=$$?; \
+	exit $$status
 
 clean:
 	rm -rf $(VENV) site

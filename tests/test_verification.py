@@ -1,0 +1,388 @@
+"""The verification stamp: the pytest plugin's record, the JUnit converter, the schema, and the built pages."""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from mkdocs.exceptions import PluginError
+
+import verification  # docs/hooks/verification.py
+import verification_record
+from codeblocks_plugin import SKIP_REASONS
+from conftest import copy_of_repo, mkdocs_build
+from docs_pages import DOCS, LANGUAGES, REPO, pages
+
+SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
+SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+RECORDS = sorted((DOCS / "data" / "verification").glob("*.json"))
+WORDS = verification.load_words(DOCS / "data" / "verification_text.yml")
+H100_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100"
+H100_RECORD = DOCS / "data" / "verification" / "2026-11-22_cuda_nvidia-h100-80gb-hbm3.json"
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# ---- the plugin, in a real pytest run ----------------------------------------------------------------------
+
+TINY_PAGE = """# Tiny
+
+```bash
+echo runs
+```
+
+<!-- pytest.mark.cuda -->
+```bash
+echo needs a gpu
+```
+
+```bash
+exit 3
+```
+"""
+
+OUTCOMES_TEST = """
+import pytest
+
+@pytest.mark.parametrize("snippet", ["snippets/home/three_lines.py"])
+def test_snippet_named_in_the_id(snippet):
+    pass
+
+def test_skips_itself():
+    pytest.skip("not here")
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup broke")
+
+def test_errors_in_setup(broken):
+    pass
+"""
+
+
+@pytest.fixture(scope="module")
+def plugin_run(tmp_path_factory):
+    """A copy of the project with a tiny page, run once with --verification-record and once without."""
+    tmp = tmp_path_factory.mktemp("plugin")
+    repo = copy_of_repo(tmp / "repo")
+    for lang in LANGUAGES:
+        (repo / "docs" / lang / "tiny.md").write_text(TINY_PAGE, encoding="utf-8")
+    (repo / "tests" / "test_outcomes_here.py").write_text(OUTCOMES_TEST, encoding="utf-8")
+    targets = ["docs/en/tiny.md", "docs/zh/tiny.md", "tests/test_outcomes_here.py", "-p", "no:cacheprovider"]
+    out = tmp / "records"
+    plain = subprocess.run([sys.executable, "-m", "pytest", *targets], cwd=repo, capture_output=True, text=True,
+                           timeout=300)
+    recorded = subprocess.run([sys.executable, "-m", "pytest", *targets, "--verification-record",
+                               "--verification-dir", str(out)], cwd=repo, capture_output=True, text=True, timeout=300)
+    return repo, out, plain, recorded
+
+
+def test_an_ordinary_run_writes_no_record(plugin_run):
+    repo, _, plain, _ = plugin_run
+    assert plain.returncode == 1, plain.stdout[-3000:]  # the failing block and the setup error
+    names = sorted(p.name for p in (repo / "docs" / "data" / "verification").iterdir())
+    assert names == [p.name for p in RECORDS]
+    assert "verification record:" not in plain.stdout
+
+
+def test_the_plugin_writes_a_schema_valid_record_of_what_ran(plugin_run):
+    _, out, _, recorded = plugin_run
+    assert recorded.returncode == 1, recorded.stdout[-3000:]
+    [file] = out.glob("*.json")
+    assert f"verification record: {file}" in recorded.stdout
+    record = _load(file)
+    jsonschema.validate(record, SCHEMA)
+    assert file == verification_record.record_path(out, record)
+    assert record["device_type"] == "cpu" and record["cuda_device_count"] == 0  # this machine has no GPU
+    assert record["commit"] is None and record["commit_dirty"] is None  # the copy is no git checkout
+    assert record["source"] == {"kind": "pytest", "file": None}
+    assert "--verification" not in record["command"] and "docs/en/tiny.md" in record["command"]
+    for lang in LANGUAGES:
+        assert record["pages"][f"docs/{lang}/tiny.md"] == {
+            "passed": 1, "failed": 1, "errors": 0, "skipped": 1, "skip_reasons": {"needs a CUDA GPU": 1}}
+    assert record["snippets"] == {"snippets/home/three_lines.py": {
+        "passed": 1, "failed": 0, "errors": 0, "skipped": 0, "skip_reasons": {}}}
+    assert record["totals"] == {"passed": 3, "failed": 2, "errors": 1, "skipped": 3,
+                                "skip_reasons": {"needs a CUDA GPU": 2, "not here": 1}}
+    failures = {f["test"]: (f["outcome"], f["message"]) for f in record["failures"]}
+    assert failures["tests/test_outcomes_here.py::test_errors_in_setup"] == ("errors", "RuntimeError: setup broke")
+    assert failures["docs/en/tiny.md::block 3 [bash]"][0] == "failed"
+    assert "exited with status 3" in failures["docs/en/tiny.md::block 3 [bash]"][1]
+
+
+# ---- a run known by its JUnit XML ----------------------------------------------------------------------------
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="1"
+ failures="1" skipped="1" tests="5" timestamp="2026-11-22T08:46:37.662524+00:00"><testcase
+ classname="docs.en.multi-gpu.md" name="block 1 [snippets/multi_gpu/set_device.py]" time="0.8" /><testcase
+ classname="docs.zh.multi-gpu.md" name="block 9 [bash]"><skipped type="pytest.skip"
+ message="needs two or more CUDA GPUs">docs/zh/multi-gpu.md:0: needs two or more CUDA GPUs</skipped></testcase><testcase
+ classname="tests.test_snippets" name="test_snippet_runs_as_a_script[snippets/multi_gpu/visible.py]" /><testcase
+ classname="tests.test_mnist" name="test_pinned_torch_is_a_current_cuda_build"><failure
+ message="AssertionError: assert '2.11.0' == '2.14.1'&#10;  - 2.14.1">details</failure></testcase><testcase
+ classname="tests.test_mnist" name="test_build[en]"><error
+ message="failed on setup with 'CompletedProcess(args=['<venv>/bin/python3'])'">x</error></testcase></testsuite>
+</testsuites>
+"""
+
+PROVENANCE = {
+    "date": None, "device_type": "cuda", "device_name": "NVIDIA H100 80GB HBM3", "cuda_device_count": 1,
+    "cpu_cores": 16, "torch_version": "2.11.0+cu130", "python_version": "3.12.3",
+    "commit": "b1e3b05f1e92401e788dadff0f95e92efa04dd82", "commit_dirty": False, "command": "python -m pytest -n 6",
+    "source": {"kind": "junit", "file": "junit-cuda.xml"},
+}
+
+
+def test_junit_becomes_the_same_record_format():
+    record = verification_record.record_from_junit(JUNIT, PROVENANCE)
+    jsonschema.validate(record, SCHEMA)
+    assert record["date"] == "2026-11-22T08:46:37Z"  # the file's own timestamp, in UTC
+    assert record["pages"]["docs/en/multi-gpu.md"]["passed"] == 1
+    assert record["pages"]["docs/zh/multi-gpu.md"]["skip_reasons"] == {"needs two or more CUDA GPUs": 1}
+    assert list(record["snippets"]) == ["snippets/multi_gpu/visible.py"]  # page blocks count for their page only
+    assert record["snippets"]["snippets/multi_gpu/visible.py"]["passed"] == 1
+    assert {k: record["totals"][k] for k in ("passed", "failed", "errors", "skipped")} == {
+        "passed": 2, "failed": 1, "errors": 1, "skipped": 1}
+    assert record["failures"] == [
+        {"test": "tests/test_mnist.py::test_build[en]", "outcome": "errors",
+         "message": "failed on setup with 'CompletedProcess(args=['<venv>/bin/python3'])'"},  # redacted `<` kept
+        {"test": "tests/test_mnist.py::test_pinned_torch_is_a_current_cuda_build", "outcome": "failed",
+         "message": "AssertionError: assert '2.11.0' == '2.14.1'"},
+    ]
+
+
+def test_the_converter_refuses_a_file_it_cannot_read(tmp_path, capsys):
+    (tmp_path / "cut.xml").write_text("<testsuites><testcase", encoding="utf-8")
+    args = ["from-junit", str(tmp_path / "cut.xml"), "--device-type", "cuda", "--device-name", "X",
+            "--cuda-device-count", "1", "--torch", "2.11.0", "--python", "3.12.3", "--commit", "0" * 40,
+            "--command", "pytest", "--out", str(tmp_path)]
+    assert verification_record.main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{tmp_path / 'cut.xml'}: ") and err.count("\n") == 1
+    assert verification_record.main([*args[:1], str(tmp_path / "absent.xml"), *args[2:]]) == 1
+    assert "cannot read" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.json"))
+
+
+@pytest.mark.skipif(not (H100_RUN / "junit-cuda.xml").is_file(), reason="the H100 run's files are not at hand")
+def test_the_h100_record_is_what_the_converter_makes_of_its_junit_report():
+    committed = _load(H100_RECORD)
+    provenance = {k: committed[k] for k in PROVENANCE if k != "date"} | {"date": None}
+    made = verification_record.record_from_junit((H100_RUN / "junit-cuda.xml").read_text(encoding="utf-8"),
+                                                 provenance)
+    assert made == committed
+    # what the run's README says of it
+    readme = (H100_RUN / "README.md").read_text(encoding="utf-8")
+    assert "244 passed, 39 skipped" in readme and "3 failed, 2 errors" in readme
+    assert {k: made["totals"][k] for k in ("passed", "skipped", "failed", "errors")} == {
+        "passed": 244, "skipped": 39, "failed": 3, "errors": 2}
+    assert f"torch {committed['torch_version']}" in readme and f"commit {committed['commit'][:7]}" in readme
+
+
+# ---- the committed records and the schema ------------------------------------------------------------------
+
+
+def test_committed_records_are_schema_valid_and_named_after_their_content():
+    assert H100_RECORD in RECORDS
+    assert any(_load(f)["device_type"] == "cpu" for f in RECORDS), "no CPU record committed"
+    for file in RECORDS:
+        record = _load(file)
+        jsonschema.validate(record, SCHEMA)
+        assert file == verification_record.record_path(file.parent, record)
+
+
+def _valid() -> dict:
+    return verification_record.record_from_junit(JUNIT, PROVENANCE)
+
+
+BROKEN = {
+    "missing-torch": (lambda r: r.pop("torch_version"), "torch_version"),
+    "short-commit": (lambda r: r.update(commit="b1e3b05"), "commit"),
+    "date-not-iso": (lambda r: r.update(date="22/11/2026"), "date"),
+    "negative-count": (lambda r: r["pages"]["docs/en/multi-gpu.md"].update(passed=-1),
+                       "pages.docs/en/multi-gpu.md.passed"),
+    "page-not-a-page": (lambda r: r["pages"].update({"multi-gpu.md": r["pages"]["docs/en/multi-gpu.md"]}), "pages"),
+    "unknown-outcome": (lambda r: r["failures"][0].update(outcome="crashed"), "failures.0.outcome"),
+    "extra-field": (lambda r: r.update(gpu="yes"), "gpu"),
+}
+
+
+@pytest.mark.parametrize(("breakage", "field"), BROKEN.values(), ids=BROKEN.keys())
+def test_the_hook_rejects_a_malformed_record_naming_file_and_field(breakage, field, tmp_path):
+    record = _valid()
+    breakage(record)
+    (tmp_path / "broken.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(PluginError) as error:
+        verification.load_records(tmp_path, SCHEMA_FILE)
+    assert f"verification record broken.json: field '{field}'" in str(error.value)
+
+
+def test_build_fails_on_a_malformed_record(tmp_path):
+    repo = copy_of_repo(tmp_path / "repo")
+    record = _valid()
+    del record["totals"]
+    bad = repo / "docs" / "data" / "verification" / "2026-11-22_cuda_broken.json"
+    bad.write_text(json.dumps(record), encoding="utf-8")
+    result = mkdocs_build(tmp_path / "site", cwd=repo)
+    assert result.returncode != 0
+    assert ("docs/data/verification/2026-11-22_cuda_broken.json: field 'totals': 'totals' is a required property"
+            in result.stderr), result.stderr[-3000:]
+
+
+# ---- the words ------------------------------------------------------------------------------------------
+
+
+def test_every_language_has_every_word_and_every_skip_reason():
+    keys = set(WORDS[LANGUAGES[0]])
+    for lang in LANGUAGES:
+        assert set(WORDS[lang]) == keys, lang
+        assert len(WORDS[lang]["headers"]) == 5
+    reasons = {reason for _, reason in SKIP_REASONS.values()}
+    assert reasons <= set(WORDS["skip_reasons"]), reasons - set(WORDS["skip_reasons"])
+    for reason, words in WORDS["skip_reasons"].items():
+        assert words["en"] == reason and all(lang in words for lang in LANGUAGES), reason
+
+
+# ---- rendering ------------------------------------------------------------------------------------------
+
+
+def test_the_stamp_says_what_never_ran_for_want_of_gpus():
+    record = _valid()
+    page = "docs/zh/multi-gpu.md"
+    one_gpu = verification.render([record], WORDS, "en", page, [])
+    assert "1 × needs two or more CUDA GPUs: not yet run on such a machine" in one_gpu
+    two_gpus = copy.deepcopy(record) | {"cuda_device_count": 2, "date": "2026-11-23T00:00:00Z"}
+    both = verification.render([record, two_gpus], WORDS, "en", page, [])
+    assert "not yet run on such a machine" not in both and "1 × needs two or more CUDA GPUs" in both
+    assert "尚未在这样的机器上运行" in verification.render([record], WORDS, "zh", page, [])
+
+
+def test_the_stamp_says_when_a_run_did_not_cover_the_page_or_no_gpu_run_exists():
+    gpu = _valid()
+    text = verification.render([gpu], WORDS, "en", "docs/en/new-page.md", ["snippets/new/thing.py"])
+    assert text.count(WORDS["en"]["not_in_run"]) == 2  # neither its blocks nor its snippets ran there
+    assert WORDS["en"]["no_cpu"] in text
+    cpu = copy.deepcopy(gpu) | {"device_type": "cpu", "device_name": "Some CPU", "cuda_device_count": 0}
+    for lang in LANGUAGES:
+        assert WORDS[lang]["no_gpu"] in verification.render([cpu], WORDS, lang, "docs/en/multi-gpu.md", [])
+
+
+def test_only_the_latest_cpu_record_and_every_gpu_record_are_shown():
+    gpu = _valid()
+    old_cpu = copy.deepcopy(gpu) | {"device_type": "cpu", "device_name": "Old CPU", "date": "2026-01-01T00:00:00Z"}
+    new_cpu = copy.deepcopy(old_cpu) | {"device_name": "New CPU", "date": "2026-02-01T00:00:00Z"}
+    old_gpu = copy.deepcopy(gpu) | {"device_name": "Old GPU", "date": "2025-01-01T00:00:00Z"}
+    shown = verification.shown([old_gpu, new_cpu, gpu, old_cpu])
+    assert [r["device_name"] for r in shown] == ["New CPU", "NVIDIA H100 80GB HBM3", "Old GPU"]
+
+
+def test_page_code_finds_runnable_fences_and_their_snippets():
+    assert verification.page_code("# x\n\n```text\nout\n```\n") == (False, [])
+    page = '!!! warning "x"\n\n    ```python\n    --8<-- "snippets/a/b.py:part"\n    ```\n\n```bash\npython c.py\n```\n'
+    assert verification.page_code(page) == (True, ["snippets/a/b.py"])
+
+
+# ---- the built site ---------------------------------------------------------------------------------------
+
+
+def _stamp_text(page_html: str, lang: str) -> str | None:
+    title = WORDS[lang]["title"]
+    start = page_html.find(f'<p class="admonition-title">{html.escape(title, quote=False)}</p>')
+    if start < 0:
+        return None
+    end = page_html.find("</article>", start)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page_html[start:end])))
+
+
+def _built(site: Path, lang: str, page: Path) -> Path:
+    stem = page.relative_to(DOCS / lang).with_suffix("").as_posix()
+    folder = site / ("" if lang == LANGUAGES[0] else lang) / ("" if stem == "index" else stem)
+    return folder / "index.html"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_built_page_with_code_carries_the_stamp_with_the_records_figures(built_site, lang):
+    records = [_load(f) for f in RECORDS]
+    shown = verification.shown(records)
+    most_gpus = max(r["cuda_device_count"] for r in records)
+    stamped = 0
+    for page in pages(lang):
+        text = _stamp_text(_built(built_site, lang, page).read_text(encoding="utf-8"), lang)
+        has_code, _ = verification.page_code(page.read_text(encoding="utf-8"))
+        assert (text is not None) == has_code, page
+        if text is None:
+            continue
+        stamped += 1
+        key = page.relative_to(REPO).as_posix()
+        for record in shown:
+            for value in (record["device_name"], record["torch_version"], record["python_version"],
+                          record["date"][:10], (record["commit"] or "—")[:7]):
+                assert value in text, (page, value)
+            if key in record["pages"]:
+                figures = verification.describe(record["pages"][key], WORDS, lang, most_gpus)
+                assert re.sub(r"\s+", " ", figures) in text, (page, figures)
+            for failure in record["failures"]:
+                assert failure["test"] in text, (page, failure["test"])
+    assert stamped >= 8
+
+
+def test_the_h100_stamp_names_torch_2_11_and_its_failures(built_site):
+    text = _stamp_text((built_site / "multi-gpu" / "index.html").read_text(encoding="utf-8"), "en")
+    assert "2.11.0+cu130 · 3.12.3" in text and "2026-11-22 · b1e3b05" in text
+    assert "244 passed, 3 failed, 2 errors, 39 skipped" in text
+    assert "tests/test_agnostic_multi_perf.py::test_cuda_visible_devices_set_after_cuda_started_is_ignored" in text
+    assert "needs two or more CUDA GPUs: not yet run on such a machine" in text
+    zh = _stamp_text((built_site / "zh" / "multi-gpu" / "index.html").read_text(encoding="utf-8"), "zh")
+    assert "244 个通过，3 个失败，2 个出错，39 个跳过" in zh
+
+
+# ---- unattended GPU runs record themselves ------------------------------------------------------------------
+
+
+def test_the_gpu_job_writes_the_record_and_the_workflow_proposes_it():
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ngpu-job:", 1)[1].split("\n\n", 1)[0]
+    assert re.search(r"^\t\$\(BIN\)/python -m pytest .*--verification-record", recipe, re.M), recipe
+    workflow = (REPO / ".github" / "workflows" / "gpu.yml").read_text(encoding="utf-8")
+    assert "docs/data/verification/" in workflow
+    assert re.search(r"git add [^\n]*docs/data/verification", workflow)
+
+
+def test_the_stamp_stays_out_of_the_search_index(built_site):
+    index = (built_site / "search" / "search_index.json").read_text(encoding="utf-8")
+    docs = json.loads(index)["docs"]
+    assert any("CUDA_VISIBLE_DEVICES" in d["text"] for d in docs)  # the pages themselves are indexed
+    for lang in LANGUAGES:
+        for words in (WORDS[lang]["title"], WORDS[lang]["headers"][4]):
+            assert all(html.escape(words) not in html.escape(html.unescape(d["title"] + d["text"])) for d in docs)
+
+
+def test_a_checkout_is_dirty_only_when_what_the_run_executes_differs_from_the_commit(tmp_path):
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    (tmp_path / "docs" / "en" / "page.md").write_text("# Page\n", encoding="utf-8")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "page")
+    head, dirty = verification_record.git_state(tmp_path)
+    assert re.fullmatch(r"[0-9a-f]{40}", head) and dirty is False
+    (tmp_path / "docs" / "data" / "verification").mkdir(parents=True)
+    (tmp_path / "docs" / "data" / "verification" / "earlier.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("scratch", encoding="utf-8")
+    assert verification_record.git_state(tmp_path) == (head, False)  # an earlier record, a stray file
+    (tmp_path / "docs" / "en" / "new.md").write_text("# New\n", encoding="utf-8")
+    assert verification_record.git_state(tmp_path) == (head, True)  # a page the run executes, not committed
+    (tmp_path / "docs" / "en" / "new.md").unlink()
+    (tmp_path / "docs" / "en" / "page.md").write_text("# Changed\n", encoding="utf-8")
+    assert verification_record.git_state(tmp_path) == (head, True)
