@@ -110,3 +110,9 @@ def test_messages_quoted_from_the_h100_run_are_in_its_records(record, text):
     if not GPU_RUN.is_dir():
         pytest.skip(f"the GPU run's records are not beside this checkout ({GPU_RUN})")
     assert text in (GPU_RUN / record).read_text(encoding="utf-8")
+
+
+def test_out_of_memory_is_a_runtime_error_that_can_be_caught_by_its_own_name():
+    assert issubclass(torch.OutOfMemoryError, RuntimeError)
+    assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+    _quoted_everywhere("torch.OutOfMemoryError")
