@@ -1,0 +1,26 @@
+import argparse
+import pickle
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+
+args = argparse.Namespace(lr=0.1, epochs=3)  # what a training script's command line parsed
+checkpoint = Path(tempfile.gettempdir()) / "linear-with-args.pt"
+torch.save({"model": nn.Linear(4, 2).state_dict(), "args": args}, checkpoint)
+
+try:
+    torch.load(checkpoint)  # weights_only=True unless you say otherwise
+except pickle.UnpicklingError as err:
+    lines = str(err).splitlines()
+    print(lines[0].split(".")[0])
+    print(next(line.strip() for line in lines if "Unsupported global" in line))
+
+# A file you trust, holding a class you know: allow that one class while loading.
+with torch.serialization.safe_globals([argparse.Namespace]):
+    print(torch.load(checkpoint)["args"])
+
+# Better, when you write the checkpoint: store plain values. Dicts, lists, numbers and strings always load.
+torch.save({"model": nn.Linear(4, 2).state_dict(), "args": vars(args)}, checkpoint)
+print(torch.load(checkpoint)["args"])

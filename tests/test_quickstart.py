@@ -1,0 +1,86 @@
+"""The quick start's promises: its table covers the device APIs, and every link lands on a real section."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from markdown.extensions.toc import slugify
+
+from docs_pages import DOCS, LANGUAGES, REPO, pages
+
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)\s*\})?\s*$")
+LINK = re.compile(r"\]\(([\w./-]*\.md)?(?:#([\w-]+))?\)")
+
+
+def section_ids(page, from_level: int = 1) -> list[str]:
+    """The ids the site gives the page's headings (from heading level `from_level` on): an explicit { #id },
+    or the toc extension's slug."""
+    ids, in_fence = [], False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        if not in_fence and (m := HEADING.match(line)) and len(m.group(1)) >= from_level:
+            ids.append(m.group(3) or slugify(m.group(2), "-"))
+    return ids
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_link_to_a_section_lands_on_a_real_heading(lang):
+    broken = []
+    for page in pages(lang):
+        for target, anchor in LINK.findall(page.read_text(encoding="utf-8")):
+            dest = page.parent / target if target else page
+            if target and not dest.is_file():
+                broken.append(f"{page.relative_to(REPO)}: {target} does not exist")
+            elif anchor and anchor not in section_ids(dest):
+                broken.append(f"{page.relative_to(REPO)}: {target}#{anchor} has no such heading")
+    assert not broken
+
+
+@pytest.mark.parametrize("page", ["quickstart.md", "save-load.md", "troubleshooting.md"])
+def test_new_pages_use_the_same_section_ids_in_both_languages(page):
+    # the page titles differ by language; the sections below them must not, so links work in both
+    assert section_ids(DOCS / "zh" / page, 2) == section_ids(DOCS / "en" / page, 2)
+
+
+# The APIs the "which API when" table must cover, each by a text its row contains.
+TABLE_APIS = [
+    "torch.device(",
+    "torch.accelerator.is_available()",
+    ".current_accelerator()",
+    ".device_count()",
+    "x.to(device)",
+    ".cuda()",
+    ".cpu()",
+    "torch.set_default_device",
+    "with torch.device(",
+    "CUDA_VISIBLE_DEVICES",
+    "torch.cuda.set_device",
+]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_which_api_table_covers_each_api_and_links_every_row(lang):
+    text = (DOCS / lang / "quickstart.md").read_text(encoding="utf-8")
+    table = text.split("{ #which-api-when }", 1)[1]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| `")]
+    assert rows, "no table after the which-api-when heading"
+    assert not [api for api in TABLE_APIS if not any(api in row for row in rows)]
+    assert not [row for row in rows if not LINK.search(row)]
+
+
+def test_the_apis_the_table_names_exist_in_the_installed_torch():
+    import torch
+
+    named = ["torch.accelerator.is_available", "torch.accelerator.current_accelerator",
+             "torch.accelerator.device_count", "torch.accelerator.set_device_index",
+             "torch.set_default_device", "torch.cuda.set_device", "torch.cuda.is_available"]
+    missing = []
+    for name in named:
+        obj = torch
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part, None)
+        if not callable(obj):
+            missing.append(name)
+    assert not missing

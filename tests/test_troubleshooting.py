@@ -1,0 +1,118 @@
+"""Where the troubleshooting page quotes a message it cannot show from a page block, the quote must be
+real: produced by the installed torch, present in its binaries, or recorded on the project's GPU run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+from docs_pages import DOCS, LANGUAGES, REPO
+
+TORCH_LIB = Path(torch.__file__).parent / "lib"
+GPU_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100" / "snippet-outputs"
+
+
+def _pages() -> dict[str, str]:
+    return {lang: (DOCS / lang / "troubleshooting.md").read_text(encoding="utf-8") for lang in LANGUAGES}
+
+
+def _quoted_everywhere(text: str) -> None:
+    for lang, page in _pages().items():
+        assert f"`{text}`" in page, f"{lang} page does not quote {text!r}"
+
+
+def _run(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
+
+
+def test_not_compiled_with_cuda_is_what_torch_raises_without_its_cuda_functions():
+    # A CPU-only build lacks torch._C._cuda_getDeviceCount; hiding it sends a CUDA build down the same path.
+    result = _run("""
+        import torch
+        del torch._C._cuda_getDeviceCount
+        torch.zeros(1, device="cuda")
+    """)
+    assert result.returncode != 0
+    message = result.stderr.strip().splitlines()[-1]
+    assert message == "AssertionError: Torch not compiled with CUDA enabled"
+    _quoted_everywhere(message)
+
+
+def test_merely_asking_is_available_makes_cuda_unusable_in_forked_workers():
+    # The page's block asks is_available() first and gets the fork error; without the question the worker
+    # does not (on a GPU machine it succeeds, here it fails for want of a driver).
+    result = _run("""
+        import torch
+        from torch.utils.data import DataLoader
+
+        class OnGpu(torch.utils.data.Dataset):
+            def __len__(self):
+                return 2
+            def __getitem__(self, i):
+                return torch.zeros(1, device="cuda")
+
+        try:
+            next(iter(DataLoader(OnGpu(), num_workers=1, multiprocessing_context="fork")))
+        except RuntimeError as err:
+            print(str(err).splitlines()[-1])
+    """)
+    assert result.returncode == 0, result.stderr
+    assert "Cannot re-initialize CUDA in forked subprocess" not in result.stdout
+
+
+# Quotes of GPU-only messages, and the installed library whose text must contain each one.
+IN_BINARIES = [
+    ("libc10_cuda.so", "CUDA out of memory. Tried to allocate"),
+    ("libc10_cuda.so", "If reserved but unallocated memory is large try setting "
+                       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation."),
+    ("libc10_cuda.so", "CUDA kernel errors might be asynchronously reported at some other API call, "
+                       "so the stacktrace below might be incorrect."),
+    ("libc10_cuda.so", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"),
+    ("libtorch_cpu.so", "Expected all tensors to be on the same device"),
+]
+
+
+@pytest.mark.parametrize(("library", "text"), IN_BINARIES, ids=[t[:40] for _, t in IN_BINARIES])
+def test_quoted_gpu_messages_are_in_the_installed_torch(library, text):
+    path = TORCH_LIB / library
+    if not path.is_file():
+        pytest.skip(f"{library} is not part of this torch build")
+    assert text.encode() in path.read_bytes()
+    _quoted_everywhere(text)
+
+
+def test_device_side_assert_is_the_cuda_runtimes_own_description():
+    cudart = sorted((Path(torch.__file__).parent.parent / "nvidia").glob("**/libcudart.so*"))
+    if not cudart:
+        pytest.skip("no CUDA runtime library beside this torch")
+    assert b"device-side assert triggered" in cudart[0].read_bytes()
+    _quoted_everywhere("CUDA error: device-side assert triggered")
+
+
+# Messages quoted from the project's H100 run, with the snippet whose output recorded them.
+FROM_GPU_RUN = [
+    ("snippets_tensors_mixed_devices_cuda.py.out",
+     "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"),
+    ("snippets_modules_mismatch_cuda.py.out",
+     "Expected all tensors to be on the same device, but got mat1 is on cuda:0, different from other tensors "
+     "on cpu (when checking argument in method wrapper_CUDA_addmm)"),
+]
+
+
+@pytest.mark.parametrize(("record", "text"), FROM_GPU_RUN, ids=[r for r, _ in FROM_GPU_RUN])
+def test_messages_quoted_from_the_h100_run_are_in_its_records(record, text):
+    _quoted_everywhere(text)
+    if not GPU_RUN.is_dir():
+        pytest.skip(f"the GPU run's records are not beside this checkout ({GPU_RUN})")
+    assert text in (GPU_RUN / record).read_text(encoding="utf-8")
+
+
+def test_out_of_memory_is_a_runtime_error_that_can_be_caught_by_its_own_name():
+    assert issubclass(torch.OutOfMemoryError, RuntimeError)
+    assert torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+    _quoted_everywhere("torch.OutOfMemoryError")
