@@ -183,16 +183,22 @@ def test_every_shown_output_is_asserted():
 
 
 def test_gpu_blocks_sit_inside_an_admonition():
-    """Readers must see that a block needs a GPU: its marker lives inside a `!!!` admonition."""
+    """Readers must see that a block needs a GPU: its marker lives inside a neutral `!!! note` that says so."""
     marker = re.compile(r"<!--\s*pytest\.mark\.(cuda|multi_gpu)\s*-->")
+    titles = {
+        "en": {"cuda": "Needs a CUDA GPU", "multi_gpu": "Needs two or more CUDA GPUs"},
+        "zh": {"cuda": "需要 CUDA GPU", "multi_gpu": "需要两块或更多 CUDA GPU"},
+    }
     bare = []
     for lang in LANGUAGES:
         for page in pages(lang):
             lines = page.read_text(encoding="utf-8").splitlines()
             for i, line in enumerate(lines):
-                if not marker.search(line):
+                found = marker.search(line)
+                if not found:
                     continue
                 opener = next((ln for ln in reversed(lines[:i]) if ln.strip() and not ln.startswith("    ")), "")
-                if not (line.startswith("    ") and opener.startswith(("!!!", "???"))):
-                    bare.append(f"{page.relative_to(REPO)}:{i + 1}")
+                expected = f'!!! note "{titles[lang][found.group(1)]}"'
+                if not (line.startswith("    ") and opener.strip() == expected):
+                    bare.append(f"{page.relative_to(REPO)}:{i + 1}: {opener.strip()!r}, not {expected!r}")
     assert not bare
