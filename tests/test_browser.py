@@ -7,6 +7,7 @@ menu on a phone; and what axe-core says about each page. Helpers live in browser
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -250,6 +251,24 @@ def test_search_answers_reader_questions(page, origin, lang, capsys):
     outside = [u for u in rec.requests if not is_local(u, origin)]
     assert not outside, f"searching requested outside localhost: {outside}"
     assert share >= SEARCH_TARGET, report
+
+
+def test_search_index_is_split_by_language(built_site):
+    """What the search worker relies on (docs/hooks/search_index.py), read from the built index, no browser:
+    every entry says its language, which its location agrees with; the query rules of every language are
+    there; front-matter keywords reached their page's entry; notebooks (copies of a page) are left out."""
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    wrong = [(d["location"], d.get("lang")) for d in index["docs"] if d.get("lang") != lang_of("/" + d["location"])]
+    assert not wrong, f"entries whose lang is not their location's: {wrong[:10]}"
+    assert set(index["config"].get("query", {})) == set(LANGUAGES)
+    assert "keywords" in index["config"]["fields"], "the keywords field is not declared in mkdocs.yml"
+    with_keywords = {d["location"] for d in index["docs"] if d.get("keywords")}
+    for doc in PAGES:
+        text = doc.source.read_text(encoding="utf-8")
+        front = text.split("\n---\n", 1)[0] if text.startswith("---\n") else ""
+        assert ("\nkeywords:" in front) == (doc.path in with_keywords), f"{doc.source}: keywords in the index"
+    notebooks = [d["location"] for d in index["docs"] if "notebook" in d["location"]]
+    assert not notebooks, f"notebook entries in the search index: {notebooks[:5]}"
 
 
 # characters that must not reach a reader: the U+200B that separates jieba's words in the index, its

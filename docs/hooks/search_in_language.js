@@ -89,10 +89,10 @@ function isStopWord(word) {
     || (typeof lunr.zh?.stopWordFilter === "function" && !lunr.zh.stopWordFilter(word))
 }
 
-// Material makes every term a prefix (term*) unless it carries a boost: a single Chinese character gets
-// the neutral boost ^1 so that it finds that word, not every word starting with it, and so does a number
-// (0 of cuda:0, not every 0.98 of a timing table); an English plural
-// loses its s, and as a prefix still finds the plural ("gpus" finds GPU and GPUs).
+// Material makes every term a prefix (term*) unless it carries a boost. A single Chinese character and a
+// number get the neutral boost ^1, so that they find that word (the 0 of cuda:0), not every word that
+// starts with them (every 0.98 of a timing table). An English plural loses its s and, as a prefix,
+// still finds the plural ("gpus" finds GPU and GPUs).
 function term(word) {
   if ((ONLY_HAN.test(word) && word.length === 1) || /^\d+$/.test(word)) return `${word}^1`
   if (/^[a-z]{2,}[^s]s$/i.test(word)) return word.slice(0, -1)
