@@ -285,29 +285,50 @@ def unexpected_errors(rec: Recorder, sitemap_probes: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- search
 
 
-def search(page, query: str, timeout_ms: int = 10_000) -> list[str]:
+# JS: what the search shows under the box is Material's line for `key` (search.result.none: no matching
+# documents; search.result.placeholder: type to start searching) and no result items
+_SEARCH_SAYS_JS = """
+key => !document.querySelector(".md-search-result__item")
+  && document.querySelector(".md-search-result__meta").textContent.trim()
+     === JSON.parse(document.getElementById("__config").textContent).translations[key]
+"""
+# JS: Material has answered the query in the box: result items, or its "no matching documents" line
+ANSWERED_JS = f"""
+() => document.querySelectorAll(".md-search-result__item").length > 0
+  || ({_SEARCH_SAYS_JS})("search.result.none")
+"""
+
+
+def search(page, query: str, timeout_ms: int = 10_000, *, allow_none: bool = False) -> list[str]:
     """Type query into Material's search box; the result pages' URL paths (no query, no fragment), in order.
 
     Material reacts to key events on the input; insert_text() (needed for CJK) sends none, so a key press
-    follows it.
+    follows it. A query left in the box by an earlier search is cleared first, and its results waited
+    away, so that the paths returned are this query's. No result fails unless allow_none.
     """
     box = page.locator("input[data-md-component=search-query]")
     if not box.is_visible():  # narrow viewports show a search button instead of the field
         page.locator("label.md-header__button[for=__search]").click()
     box.click()
+    if box.input_value():
+        box.fill("")
+        page.keyboard.press("End")
+        page.wait_for_function(_SEARCH_SAYS_JS, arg="search.result.placeholder", timeout=timeout_ms)
     page.keyboard.insert_text(query)
     page.keyboard.press("End")
     try:
-        page.wait_for_function(
-            "() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=timeout_ms
-        )
+        page.wait_for_function(ANSWERED_JS, timeout=timeout_ms)
     except Exception as err:  # playwright's TimeoutError: say what the search said instead
         meta = page.locator(".md-search-result__meta").inner_text()
-        raise AssertionError(f"search for {query!r} showed no results; the search said: {meta.strip()!r}") from err
+        raise AssertionError(f"search for {query!r} did not answer; the search said: {meta.strip()!r}") from err
     # one item per page, its first link being the page itself, the others its sections
-    return page.eval_on_selector_all(
+    paths = page.eval_on_selector_all(
         ".md-search-result__item", "items => items.map(li => new URL(li.querySelector('a').href).pathname)"
     )
+    if not paths and not allow_none:
+        meta = page.locator(".md-search-result__meta").inner_text()
+        raise AssertionError(f"search for {query!r} showed no results; the search said: {meta.strip()!r}")
+    return paths
 
 
 # --------------------------------------------------------------------------- accessibility

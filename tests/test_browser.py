@@ -7,11 +7,14 @@ menu on a phone; and what axe-core says about each page. Helpers live in browser
 from __future__ import annotations
 
 import difflib
+import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+import yaml
 from playwright.sync_api import expect, sync_playwright
 
 from browser import (
@@ -189,10 +192,15 @@ SEARCH_CASES = [
     SearchCase("en", "DataParallel", "multi-gpu.md"),
     SearchCase("en", "CUDA_VISIBLE_DEVICES", "multi-gpu.md"),
     SearchCase("en", "pinned memory", "performance.md"),
+    SearchCase("en", "MNIST timings", "mnist.md"),  # the Chinese MNIST page came first once
+    SearchCase("en", "move model to gpu", "modules.md"),  # the glossary came first once
     SearchCase("zh", "计算设备", "devices.md"),
     SearchCase("zh", "锁页内存", "performance.md"),
-    SearchCase("zh", "显存", None),  # the English glossary lists it too: only the first result is checked
+    SearchCase("zh", "显存", None),
     SearchCase("zh", "设备", None),
+    SearchCase("zh", "CUDA_VISIBLE_DEVICES", "multi-gpu.md"),  # the English page came first once
+    SearchCase("zh", "怎么把模型放到GPU上", "modules.md"),  # found nothing once: Material's own cut of it
+    SearchCase("zh", "查看显卡数量", "devices.md"),  # the performance page came first once
 ]
 
 
@@ -202,12 +210,94 @@ def test_search_finds_the_page_in_the_query_language(page, origin, case):
         pytest.skip(f"docs/{case.lang}/{case.first} is still a placeholder")
     page.goto(url(origin, DocPage(case.lang, "index.md")), wait_until="networkidle")  # index loaded
     results = search(page, case.query)
-    # The index is one for both languages (mkdocs-static-i18n merges them): an English word that both
-    # pages contain finds both, so what must hold is that the query's language ranks first.
-    assert lang_of(results[0]) == case.lang, f"{case.query!r}: first result {results[0]} (all: {results})"
+    # one index holds both languages (mkdocs-static-i18n merges them); a search lists its page's only
+    other = [r for r in results if lang_of(r) != case.lang]
+    assert not other, f"{case.query!r} on the {case.lang} site lists other languages' pages: {other}"
     if case.first:
         want = "/" + DocPage(case.lang, case.first).path
         assert results[0] == want, f"{case.query!r}: expected {want} first, got {results}"
+
+
+# Reader questions, each with the page that answers it (tests/data/search_questions.yml). A question counts
+# as answered when that page is among the first SEARCH_TOP results; each language must answer SEARCH_TARGET.
+SEARCH_QUESTIONS = yaml.safe_load((REPO / "tests" / "data" / "search_questions.yml").read_text(encoding="utf-8"))
+SEARCH_TOP = 3
+SEARCH_TARGET = 0.9
+SEARCH_MIN_QUESTIONS = 30
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_search_answers_reader_questions(page, origin, lang, capsys):
+    """Each question typed on the language's home page; prints the share answered and the misses."""
+    questions = SEARCH_QUESTIONS.get(lang) or []
+    assert len(questions) >= SEARCH_MIN_QUESTIONS, f"{lang}: {len(questions)} questions, want {SEARCH_MIN_QUESTIONS}"
+    answers = {row["q"]: [row["page"]] if "page" in row else row["pages"] for row in questions}
+    missing = sorted({rel for rels in answers.values() for rel in rels if not DocPage(lang, rel).source.is_file()})
+    assert not missing, f"search_questions.yml names pages that docs/{lang}/ does not have: {missing}"
+
+    rec = Recorder.attach(page)
+    page.goto(url(origin, DocPage(lang, "index.md")), wait_until="networkidle")
+    misses = []
+    for question, rels in answers.items():
+        top = search(page, question, allow_none=True)[:SEARCH_TOP]
+        if not {"/" + DocPage(lang, rel).path for rel in rels} & set(top):
+            misses.append(f"  MISS {question!r}: wanted {' or '.join(rels)}, got {top or 'no result'}")
+    answered = len(answers) - len(misses)
+    share = answered / len(answers)
+    report = "\n".join(
+        [f"search [{lang}]: {answered}/{len(answers)} reader questions answered in the top {SEARCH_TOP}"
+         f" ({share:.0%}; target {SEARCH_TARGET:.0%})", *misses]
+    )
+    with capsys.disabled():  # the share is worth seeing on every run, not only when it falls short
+        print("\n" + report)
+    outside = [u for u in rec.requests if not is_local(u, origin)]
+    assert not outside, f"searching requested outside localhost: {outside}"
+    assert share >= SEARCH_TARGET, report
+
+
+def test_search_index_is_split_by_language(built_site):
+    """What the search worker relies on (docs/hooks/search_index.py), read from the built index, no browser:
+    every entry says its language, which its location agrees with; the query rules of every language are
+    there; front-matter keywords reached their page's entry; notebooks (copies of a page) are left out."""
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    wrong = [(d["location"], d.get("lang")) for d in index["docs"] if d.get("lang") != lang_of("/" + d["location"])]
+    assert not wrong, f"entries whose lang is not their location's: {wrong[:10]}"
+    assert set(index["config"].get("query", {})) == set(LANGUAGES)
+    assert "keywords" in index["config"]["fields"], "the keywords field is not declared in mkdocs.yml"
+    with_keywords = {d["location"] for d in index["docs"] if d.get("keywords")}
+    for doc in PAGES:
+        text = doc.source.read_text(encoding="utf-8")
+        front = text.split("\n---\n", 1)[0] if text.startswith("---\n") else ""
+        assert ("\nkeywords:" in front) == (doc.path in with_keywords), f"{doc.source}: keywords in the index"
+    notebooks = [d["location"] for d in index["docs"] if "notebook" in d["location"]]
+    assert not notebooks, f"notebook entries in the search index: {notebooks[:5]}"
+
+
+# characters that must not reach a reader: the U+200B that separates jieba's words in the index, its
+# zero-width relatives, and U+FFFD (text broken in decoding)
+INVISIBLE = {"\u200b": "U+200B", "\u200c": "U+200C", "\u200d": "U+200D", "\ufeff": "U+FEFF", "\ufffd": "U+FFFD"}
+CLEAN_QUERIES = {"en": ["pinned memory", "device_count"], "zh": ["显存", "怎么把模型放到GPU上", "查看显卡数量"]}
+CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_search_results_read_cleanly(page, origin, lang):
+    """The result list as rendered: no invisible characters, no heading-id syntax, the language's script, and
+    highlights that mark words, not the punctuation next to them ("GPU，")."""
+    page.goto(url(origin, DocPage(lang, "index.md")), wait_until="networkidle")
+    for query in CLEAN_QUERIES.get(lang, []):
+        search(page, query)
+        results = page.locator(".md-search-result__list")
+        shown = results.inner_text()
+        source = results.inner_html()
+        found = [name for char, name in INVISIBLE.items() if char in shown or char in source]
+        assert not found, f"{query!r}: the results hold {found}:\n{shown[:600]}"
+        assert not re.search(r"\{\s*[#.:]", shown), f"{query!r}: attribute-list syntax in the results:\n{shown[:600]}"
+        marks = results.locator("mark").evaluate_all("marks => marks.map(m => m.textContent)")  # folded ones too
+        odd = [m for m in marks if CJK_PUNCTUATION.search(m) or not m.strip()]
+        assert not odd, f"{query!r}: highlights of punctuation or of nothing: {odd}"
+        if lang == "zh":
+            assert re.search(r"[\u4e00-\u9fff]{2}", shown), f"{query!r}: no Chinese text in the results:\n{shown[:600]}"
 
 
 # --------------------------------------------------------------------------- every page: checks 3, 4 and 6

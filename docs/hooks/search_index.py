@@ -1,0 +1,92 @@
+"""Search in the reader's language: tag the merged search index by language and ship the query rules.
+
+mkdocs-static-i18n builds each language in turn and merges their entries into the one
+`search/search_index.json` that Material's search fetches on every page. The worker wrapper
+(`docs/hooks/search_in_language.js`, started by `docs/overrides/main.html`) keeps the page's language
+only and rewrites queries; this hook puts it next to Material's worker and gives it what it needs,
+inside the index that reaches it:
+
+- each entry gets `lang`, the language folder its location starts with (the default language has none);
+- `config.query` holds, per language, the stop words and synonyms of `docs/data/search.yml`;
+- a page's `keywords` (front matter: the words readers use for what the page teaches, where the page
+  itself uses others) go into the `keywords` field of its first entry, which mkdocs.yml declares as a
+  search field; Chinese keywords are cut by jieba, as Material cuts the text.
+
+Notebook pages are left out of the index: they repeat the page they are made from, and their headings
+reach it with the attribute-list ids (`{ #pipelines }`) still in the text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import jieba
+import yaml
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+from page_source import LANGUAGES, REPO
+
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # the Han script, as far as the pages use it
+SEARCH_RULES = REPO / "docs" / "data" / "search.yml"
+# kept out of docs/overrides/: mkdocs-static-i18n maps the theme's static files there onto docs/ and
+# fails to copy them; written next to Material's worker, whose "../lunr" it shares
+WORKER = Path(__file__).with_name("search_in_language.js")
+WORKER_DEST = Path("assets") / "javascripts" / "workers" / WORKER.name
+
+
+def query_rules() -> dict:
+    rules = yaml.safe_load(SEARCH_RULES.read_text(encoding="utf-8")) or {}
+    unknown = set(rules) - set(LANGUAGES)
+    if unknown:
+        raise ValueError(f"{SEARCH_RULES}: languages {sorted(unknown)} are not the site's {list(LANGUAGES)}")
+    return rules
+
+
+def language_of(location: str) -> str:
+    first = location.split("/", 1)[0]
+    return first if first in LANGUAGES[1:] else LANGUAGES[0]
+
+
+def on_page_content(html, page, config, files):
+    if page.file.src_uri.endswith(".ipynb"):
+        page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
+    return html
+
+
+def cut_chinese(text: str) -> str:
+    """Chinese runs cut into words with U+200B between them, as Material's search plugin indexes text."""
+    return HAN.sub(lambda m: "\u200b" + "\u200b".join(jieba.cut(m.group())) + "\u200b", text).strip("\u200b")
+
+
+@event_priority(-50)  # after Material's search plugin has added the page's entries
+def on_page_context(context, page, config, nav):
+    keywords = page.meta.get("keywords")
+    if not keywords:
+        return context
+    if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
+        raise PluginError(f"{page.file.src_uri}: front matter `keywords` must be a list of strings")
+    plugin = config.plugins.get("material/search") or config.plugins.get("search")
+    entry = next((e for e in reversed(plugin.search_index.entries) if e["location"] == page.url), None)
+    if entry is None:
+        raise PluginError(f"{page.file.src_uri}: has keywords but no search entry of its own")
+    entry["keywords"] = cut_chinese(", ".join(keywords))
+    return context
+
+
+@event_priority(-110)  # after mkdocs-static-i18n (-100) has written the index of all languages
+def on_post_build(config):
+    site = Path(config.site_dir)
+    (site / WORKER_DEST).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(WORKER, site / WORKER_DEST)
+    path = site / "search" / "search_index.json"
+    if not path.is_file():
+        return
+    index = json.loads(path.read_text(encoding="utf-8"))
+    for doc in index["docs"]:
+        doc["lang"] = language_of(doc["location"])
+    index["config"]["query"] = query_rules()
+    path.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
