@@ -186,7 +186,8 @@ def _field(error: jsonschema.ValidationError) -> str:
     return ".".join(path) or "(the whole record)"
 
 
-def load_records(folder: Path, schema_file: Path, shown_from: Path | None = None) -> list[dict]:
+def load_records(folder: Path, schema_file: Path, shown_from: Path | None = None,
+                 kind: str = "benchmark record") -> list[dict]:
     """Every record in folder, each checked against the schema; PluginError names the first bad one."""
     validator = jsonschema.Draft202012Validator(json.loads(schema_file.read_text(encoding="utf-8")))
     records = []
@@ -195,10 +196,10 @@ def load_records(folder: Path, schema_file: Path, shown_from: Path | None = None
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise PluginError(f"benchmark record {name}: not valid JSON ({error})") from None
+            raise PluginError(f"{kind} {name}: not valid JSON ({error})") from None
         error = best_match(validator.iter_errors(record))
         if error is not None:
-            raise PluginError(f"benchmark record {name}: field '{_field(error)}': {error.message}")
+            raise PluginError(f"{kind} {name}: field '{_field(error)}': {error.message}")
         records.append(record)
     return records
 

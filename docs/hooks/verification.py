@@ -11,16 +11,12 @@ failures. No page needs configuring: a page a record does not cover says so.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-import jsonschema
 import yaml
-from jsonschema.exceptions import best_match
-from mkdocs.exceptions import PluginError
 
-from benchmarks import _field as invalid_field  # the benchmark records' way of naming the bad field
+import benchmarks  # loads and checks records, naming the bad file and field
 from page_source import LANGUAGES, RUN_SYNTAXES, code_blocks
 
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^":]+)(?::[^"]*)?"\s*$', re.M)
@@ -30,20 +26,8 @@ INCLUDE = re.compile(r'^\s*--8<--\s+"([^":]+)(?::[^"]*)?"\s*$', re.M)
 
 
 def load_records(folder: Path, schema_file: Path, shown_from: Path | None = None) -> list[dict]:
-    """Every record in folder, each checked against the schema; PluginError names the first bad one."""
-    validator = jsonschema.Draft202012Validator(json.loads(schema_file.read_text(encoding="utf-8")))
-    records = []
-    for path in sorted(folder.glob("*.json")):
-        name = path.relative_to(shown_from).as_posix() if shown_from else path.name
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise PluginError(f"verification record {name}: not valid JSON ({error})") from None
-        error = best_match(validator.iter_errors(record))
-        if error is not None:
-            raise PluginError(f"verification record {name}: field '{invalid_field(error)}': {error.message}")
-        records.append(record)
-    return records
+    """Every record in folder, checked against the schema as the benchmark records are."""
+    return benchmarks.load_records(folder, schema_file, shown_from, kind="verification record")
 
 
 def load_words(path: Path) -> dict:
