@@ -118,8 +118,8 @@ TEXT = {
         "轮计时的中位数，每轮 {images} 张训练图像；每步毫秒是这个中位数除以一轮的优化步数（训练图像数除以批量大小，"
         "向上取整）；测试准确率在最后一轮之后于 10 000 张测试图像上测得。",
         "older": "另有 {n} 条较早的记录保存在 `docs/data/benchmarks/` 中，未在此列出。",
-        "speedup": "在 **{device}** 上（批量大小 {batch}），常驻数据流水线每轮 {fast:.2f} 秒，原文的 DataLoader 写法每轮 "
-        "{slow:.2f} 秒：**速度是它的 {ratio:.1f} 倍**。",
+        "speedup": "在 **{device}** 上（批量大小 {batch}），常驻数据流水线每轮 {fast:.2f} 秒，原文的 DataLoader "
+        "写法每轮 {slow:.2f} 秒：**速度是它的 {ratio:.1f} 倍**。",
         "tuned": "在 **{device}** 上（批量大小 {batch}），调优后的 DataLoader 每轮 {tuned:.2f} 秒，"
         "普通写法每轮 {slow:.2f} 秒：{verdict}。",
         "tuned_faster": "**速度是普通写法的 {ratio:.1f} 倍**",
@@ -151,9 +151,9 @@ TEXT = {
         "probe_missing": "**{device}** 还没有 `--probe-loader` 记录：它每步在做批次、复制和训练上各花多少时间，"
         "要等在那里运行 `bench.py --probe-loader` 之后才知道。",
         "targets_title": "阶梯的目标",
-        "gpu_target": "**{device}**，批量 64：最快的数据流水线 `{pipeline}` 每轮 {seconds:.3f} 秒（目标 ≤ {limit} 秒），"
-        "速度是 `dataloader` 数据流水线的 {speedup:.1f} 倍（目标 ≥ {want} 倍），测试准确率与它相差 {spread:.2f} 个百分点"
-        "（目标 ≤ {tol}）：{verdict}。",
+        "gpu_target": "**{device}**，批量 64：最快的数据流水线 `{pipeline}` 每轮 {seconds:.3f} 秒（目标 ≤ {limit} "
+        "秒），速度是 `dataloader` 数据流水线的 {speedup:.1f} 倍（目标 ≥ {want} 倍），测试准确率与它相差 "
+        "{spread:.2f} 个百分点（目标 ≤ {tol}）：{verdict}。",
         "cpu_target": "**{device}**：最好的一级是批量 {batch} 的 `{pipeline}`，每轮 {seconds:.3f} 秒，速度是批量 64 的 "
         "`dataloader` 数据流水线的 {speedup:.1f} 倍（目标 ≥ {want} 倍），测试准确率与它相差 {spread:.2f} 个百分点"
         "（目标 ≤ {tol}）：{verdict}。",
