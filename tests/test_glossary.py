@@ -88,6 +88,7 @@ def test_the_check_finds_variants_in_prose_and_ignores_code():
             "```",
             "## 每轮 { #loss-per-epoch }",  # a heading id
             "按批大小 32 训练三个 epoch。",  # line 10: two variants
+            "十几个小内核；要先重启内核。",  # line 11: a GPU kernel, then a notebook's kernel
         ]
     )
     assert rejected_words(page, "zh") == [
@@ -95,6 +96,7 @@ def test_the_check_finds_variants_in_prose_and_ignores_code():
         (4, "队列就会被清空", "排空"),
         (10, "epoch", "轮"),
         (10, "批大小", "批量大小"),
+        (11, "内核", "核函数"),
     ]
 
 
