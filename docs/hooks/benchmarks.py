@@ -108,30 +108,30 @@ TEXT = {
         "none": "No benchmark record has been published yet.",
     },
     "zh": {
-        "headers": ("数据管线", "批量大小", "每轮秒数（中位数）", "每步毫秒", "图像/秒", "测试准确率",
+        "headers": ("数据流水线", "批量大小", "每轮秒数（中位数）", "每步毫秒", "图像/秒", "测试准确率",
                     "PyTorch · 日期（UTC）· 提交"),
         "cpu": "{name}（CPU，{cores} 核，每个运算 {threads} 个线程）",
         "gpu": "{name}（{kind}；主机 {cores} 个 CPU 核，每个运算 {threads} 个线程）",
         "list_sep": "、",
         "dirty": "\\* 运行时的检出目录含有尚未提交的改动。",
-        "method": "每一行是该设备、数据管线与批量大小组合的最新记录：先跑 {warmup} 轮预热（不计时），再取 {epochs} "
+        "method": "每一行是该设备、数据流水线与批量大小组合的最新记录：先跑 {warmup} 轮预热（不计时），再取 {epochs} "
         "轮计时的中位数，每轮 {images} 张训练图像；每步毫秒是这个中位数除以一轮的优化步数（训练图像数除以批量大小，"
         "向上取整）；测试准确率在最后一轮之后于 10 000 张测试图像上测得。",
         "older": "另有 {n} 条较早的记录保存在 `docs/data/benchmarks/` 中，未在此列出。",
-        "speedup": "在 **{device}** 上（批量大小 {batch}），常驻数据管线每轮 {fast:.2f} 秒，原文的 DataLoader 写法每轮 "
-        "{slow:.2f} 秒：**速度是它的 {ratio:.1f} 倍**。",
+        "speedup": "在 **{device}** 上（批量大小 {batch}），常驻数据流水线每轮 {fast:.2f} 秒，原文的 DataLoader "
+        "写法每轮 {slow:.2f} 秒：**速度是它的 {ratio:.1f} 倍**。",
         "tuned": "在 **{device}** 上（批量大小 {batch}），调优后的 DataLoader 每轮 {tuned:.2f} 秒，"
         "普通写法每轮 {slow:.2f} 秒：{verdict}。",
         "tuned_faster": "**速度是普通写法的 {ratio:.1f} 倍**",
-        "tuned_slower": "**用时反而是普通写法的 {ratio:.1f} 倍**；只有在有空闲的 CPU 核来运行子进程时，它们才划算",
-        "agree": "在 **{device}** 上，各数据管线的测试准确率（{values}）最多相差 {spread:.2f} 个百分点："
+        "tuned_slower": "**用时反而是普通写法的 {ratio:.1f} 倍**；只有在有空闲的 CPU 核来运行工作进程时，它们才划算",
+        "agree": "在 **{device}** 上，各数据流水线的测试准确率（{values}）最多相差 {spread:.2f} 个百分点："
         "**在 {tol} 个百分点之内一致**。",
-        "disagree": "在 **{device}** 上，各数据管线的测试准确率（{values}）相差 {spread:.2f} 个百分点："
+        "disagree": "在 **{device}** 上，各数据流水线的测试准确率（{values}）相差 {spread:.2f} 个百分点："
         "**没有**在 {tol} 个百分点之内一致。",
         "versus_title": "逐个批量大小比较 CPU 与 GPU",
-        "gpu_slower": "批量大小 {batch}：**{gpu}** 上最快的数据管线（`{gp}`，每轮 {gs:.3f} 秒，{steps} 步中每步 "
+        "gpu_slower": "批量大小 {batch}：**{gpu}** 上最快的数据流水线（`{gp}`，每轮 {gs:.3f} 秒，{steps} 步中每步 "
         "{gms:.3f} 毫秒）比 **{cpu}** 上最快的（`{cp}`，每轮 {cs:.3f} 秒，每步 {cms:.3f} 毫秒）**慢 {ratio:.1f} 倍**。",
-        "gpu_faster": "批量大小 {batch}：**{gpu}** 上最快的数据管线（`{gp}`，每轮 {gs:.3f} 秒，{steps} 步中每步 "
+        "gpu_faster": "批量大小 {batch}：**{gpu}** 上最快的数据流水线（`{gp}`，每轮 {gs:.3f} 秒，{steps} 步中每步 "
         "{gms:.3f} 毫秒）比 **{cpu}** 上最快的（`{cp}`，每轮 {cs:.3f} 秒，每步 {cms:.3f} 毫秒）**快 {ratio:.1f} 倍**。",
         "one_side": "批量大小 {batch}：目前只在 {have} 上测过，还无法比较。",
         "per_step": "在 **{device}** 上，`{pipeline}` 每步用时：{steps_list}；{span}。",
@@ -151,11 +151,11 @@ TEXT = {
         "probe_missing": "**{device}** 还没有 `--probe-loader` 记录：它每步在做批次、复制和训练上各花多少时间，"
         "要等在那里运行 `bench.py --probe-loader` 之后才知道。",
         "targets_title": "阶梯的目标",
-        "gpu_target": "**{device}**，批量 64：最快的数据管线 `{pipeline}` 每轮 {seconds:.3f} 秒（目标 ≤ {limit} 秒），"
-        "速度是 `dataloader` 数据管线的 {speedup:.1f} 倍（目标 ≥ {want} 倍），测试准确率与它相差 {spread:.2f} 个百分点"
-        "（目标 ≤ {tol}）：{verdict}。",
+        "gpu_target": "**{device}**，批量 64：最快的数据流水线 `{pipeline}` 每轮 {seconds:.3f} 秒（目标 ≤ {limit} "
+        "秒），速度是 `dataloader` 数据流水线的 {speedup:.1f} 倍（目标 ≥ {want} 倍），测试准确率与它相差 "
+        "{spread:.2f} 个百分点（目标 ≤ {tol}）：{verdict}。",
         "cpu_target": "**{device}**：最好的一级是批量 {batch} 的 `{pipeline}`，每轮 {seconds:.3f} 秒，速度是批量 64 的 "
-        "`dataloader` 数据管线的 {speedup:.1f} 倍（目标 ≥ {want} 倍），测试准确率与它相差 {spread:.2f} 个百分点"
+        "`dataloader` 数据流水线的 {speedup:.1f} 倍（目标 ≥ {want} 倍），测试准确率与它相差 {spread:.2f} 个百分点"
         "（目标 ≤ {tol}）：{verdict}。",
         "met": "**已达到**",
         "not_met": "**未达到**",
@@ -163,9 +163,9 @@ TEXT = {
         "missing": "**{device}** 上还没有以下记录：{items}。"
         "`bench.py` 在那里运行并提交记录之后，这些行和数据点才会出现。",
         "missing_item": "批量 {batches} 的 `{pipeline}`",
-        "caption": "每轮秒数随批量大小的变化（两轴均为对数刻度），每个设备与数据管线取最新记录；"
-        "实线是 CPU，虚线是 GPU；越低越快。虚线落到同一数据管线的实线之下，就是 GPU 胜出的地方。",
-        "chart_label": "各设备与数据管线每轮秒数随批量大小变化的折线图",
+        "caption": "每轮秒数随批量大小的变化（两轴均为对数刻度），每个设备与数据流水线取最新记录；"
+        "实线是 CPU，虚线是 GPU；越低越快。虚线落到同一数据流水线的实线之下，就是 GPU 胜出的地方。",
+        "chart_label": "各设备与数据流水线每轮秒数随批量大小变化的折线图",
         "no_gpu_title": "尚无 GPU 测量结果",
         "no_gpu": "目前还没有发布任何 GPU 测量结果：上表各行都是在 CPU 上测得的。GPU 任务运行 "
         "`python snippets/mnist/bench.py --device cuda` 并合并其记录之后，GPU 的数据才会出现在这里。",
