@@ -43,7 +43,7 @@ TEXT = {
 def page_notebook(page: Path, lang: str) -> nbformat.NotebookNode:
     """The notebook of one page: prose as Markdown cells, each runnable fence as a code cell."""
     raw_blocks = [b for b in code_blocks(page.read_text(encoding="utf-8")) if b.syntax in RUN_SYNTAXES]
-    text = open_admonitions(expand_includes(page.read_text(encoding="utf-8")))
+    text = open_admonitions(expand_includes(page.read_text(encoding="utf-8"), lang=lang))
     if lang == "zh":
         text = join_cjk_lines(text)
     nb = jupytext.reads(text, fmt="md")
