@@ -173,7 +173,7 @@ def fences(source: Path) -> list[Fence]:
         if not _CODEBLOCKS_COMMENT.match(line)
     )
     raw = extract_from_buffer(io.StringIO(text))
-    expanded = extract_from_buffer(io.StringIO(expand_includes(text)))
+    expanded = extract_from_buffer(io.StringIO(expand_includes(text, source.parent.name)))
     if len(raw) != len(expanded):
         raise RuntimeError(f"{source}: {len(raw)} fences before expanding includes, {len(expanded)} after")
     return [

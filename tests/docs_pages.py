@@ -24,9 +24,10 @@ def mkdocs_config() -> dict:
     return page_source.mkdocs_config(REPO)
 
 
-def expand_includes(text: str) -> str:
-    """pytest-codeblocks reads raw Markdown and does not follow `--8<--` includes: expand them first."""
-    return page_source.expand_includes(text, REPO)
+def expand_includes(text: str, lang: str = LANGUAGES[0]) -> str:
+    """pytest-codeblocks reads raw Markdown and does not follow `--8<--` includes: expand them first,
+    with the comments a page in lang shows."""
+    return page_source.expand_includes(text, REPO, lang)
 
 
 def pages(lang: str) -> list[Path]:
@@ -59,7 +60,7 @@ class PageBlock:
 def page_blocks(page: Path) -> list[PageBlock]:
     text = page.read_text(encoding="utf-8")
     raw = extract_from_buffer(io.StringIO(text))
-    expanded = extract_from_buffer(io.StringIO(expand_includes(text)))
+    expanded = extract_from_buffer(io.StringIO(expand_includes(text, page.parent.name)))
     if len(raw) != len(expanded):
         raise RuntimeError(f"{page}: {len(raw)} fences before expanding includes, {len(expanded)} after")
     return [PageBlock(page, i + 1, r, e) for i, (r, e) in enumerate(zip(raw, expanded, strict=True))]

@@ -6,6 +6,7 @@ import re
 
 import nbformat
 import pytest
+from mkdocs.utils.meta import get_data
 from nbclient import NotebookClient
 
 from codeblocks_plugin import SKIP_REASONS, cuda_device_count
@@ -45,7 +46,7 @@ def test_page_offers_its_notebook(built_site, lang, stem):
 @pytest.mark.parametrize(("lang", "stem"), PAGES_WITH_CODE)
 def test_notebook_matches_its_page_and_runs(built_site, lang, stem, record_property):
     nb = nbformat.read(_notebook_path(built_site, lang, stem), as_version=4)
-    page_text = (DOCS / lang / f"{stem}.md").read_text(encoding="utf-8")
+    page_text, _ = get_data((DOCS / lang / f"{stem}.md").read_text(encoding="utf-8"))
     heading = page_text.splitlines()[0].lstrip("# ").strip()
     assert nb.cells[0].source.startswith(f"# {heading}"), "notebook is not in the page's language"
     expected_code = [b.expanded.code.rstrip("\n") for b in page_blocks(DOCS / lang / f"{stem}.md")

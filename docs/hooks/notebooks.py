@@ -17,6 +17,7 @@ import jupytext
 import nbformat
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.utils.meta import get_data
 from mkdocs_jupyter.plugin import NotebookFile
 
 from page_source import LANGUAGES, RUN_SYNTAXES, code_blocks, expand_includes, join_cjk_lines, open_admonitions
@@ -42,8 +43,9 @@ TEXT = {
 
 def page_notebook(page: Path, lang: str) -> nbformat.NotebookNode:
     """The notebook of one page: prose as Markdown cells, each runnable fence as a code cell."""
-    raw_blocks = [b for b in code_blocks(page.read_text(encoding="utf-8")) if b.syntax in RUN_SYNTAXES]
-    text = open_admonitions(expand_includes(page.read_text(encoding="utf-8")))
+    source, _ = get_data(page.read_text(encoding="utf-8"))  # the front matter is for the site's search only
+    raw_blocks = [b for b in code_blocks(source) if b.syntax in RUN_SYNTAXES]
+    text = open_admonitions(expand_includes(source, lang=lang))
     if lang == "zh":
         text = join_cjk_lines(text)
     nb = jupytext.reads(text, fmt="md")

@@ -1,0 +1,154 @@
+"""Chinese pages show, copy and run their code with Chinese comments; snippets/ keeps the English ones.
+
+The words are in docs/data/comments/zh/<snippet folder>.yml (English comment -> Chinese), put in by
+page_source.expand_includes for the build, the notebooks and the page tests alike.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from mkdocs.exceptions import PluginError
+
+from conftest import copy_of_repo, mkdocs_build
+from docs_pages import DOCS, REPO, SNIPPETS, page_blocks, pages
+from page_source import COMMENTS, COMMENTS_SCHEMA, code_comments, expand_includes, load_comment_words
+
+LANG = "zh"
+SECTION = re.compile(r"--8<-- \[(start|end):([\w-]+)\]")
+# one comment the HTML and notebook checks follow, from the tensors page
+SHOWN_SNIPPET, SHOWN_EN, SHOWN_ZH = "snippets/tensors/move.py", "# a device name as a string", "# 用字符串写设备名"
+
+
+def included_lines() -> dict[Path, set[int]]:
+    """Snippet file -> the line numbers the zh pages include (a whole file, or a section's lines)."""
+    shown: dict[Path, set[int]] = {}
+    for page in pages(LANG):
+        for block in page_blocks(page):
+            for include in block.includes:
+                path, _, section = include.partition(":")
+                lines = (REPO / path).read_text(encoding="utf-8").splitlines()
+                inside, wanted = not section, set()
+                for number, line in enumerate(lines, 1):
+                    marker = SECTION.search(line)
+                    if marker and marker.group(2) == section:
+                        inside = marker.group(1) == "start"
+                    elif inside:
+                        wanted.add(number)
+                shown.setdefault(REPO / path, set()).update(wanted)
+    return shown
+
+
+INCLUDED = included_lines()
+TOPICS = sorted({path.parent.name for path in INCLUDED})
+
+
+def words(topic: str) -> dict[str, str]:
+    path = REPO / COMMENTS / LANG / f"{topic}.yml"
+    return load_comment_words(path) if path.is_file() else {}
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_every_comment_a_chinese_page_shows_has_its_chinese_text(topic):
+    known = words(topic)
+    missing = [
+        f"{path.relative_to(REPO)}:{line}: # {key}"
+        for path, lines in sorted(INCLUDED.items())
+        if path.parent.name == topic
+        for line, _, key in code_comments(path.read_text(encoding="utf-8"))
+        if line in lines and key not in known
+    ]
+    assert not missing, f"no entry in {COMMENTS / LANG / topic}.yml for:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("data", sorted((REPO / COMMENTS / LANG).glob("*.yml")), ids=lambda p: p.name)
+def test_no_translation_is_stale(data):
+    folder = SNIPPETS / data.stem
+    assert folder.is_dir(), f"{data.relative_to(REPO)}: there is no snippet folder snippets/{data.stem}"
+    comments = {key for f in folder.glob("*.py") for _, _, key in code_comments(f.read_text(encoding="utf-8"))}
+    stale = sorted(set(load_comment_words(data)) - comments)
+    assert not stale, f"{data.relative_to(REPO)}: no comment in snippets/{data.stem} reads:\n" + "\n".join(stale)
+
+
+def test_only_comments_change_never_code_or_strings(tmp_path):
+    source = '"""# a docstring"""\nx = "# a string"  # a comment\n# --8<-- [start:s]\n#\ny = 1  # noqa: E501\n'
+    out = expand_includes_of(source, {"a docstring": "文档", "a string": "字符串", "a comment": "注释"}, tmp_path)
+    assert out == '"""# a docstring"""\nx = "# a string"  # 注释\n#\ny = 1  # noqa: E501\n'
+
+
+def expand_includes_of(source: str, zh: dict[str, str], repo: Path) -> str:
+    """source as snippets/t/s.py of a scratch repo with zh as its Chinese words, included by a zh page."""
+    (repo / "snippets" / "t").mkdir(parents=True)
+    (repo / "snippets" / "t" / "s.py").write_text(source, encoding="utf-8")
+    (repo / COMMENTS / LANG).mkdir(parents=True)
+    (repo / COMMENTS / LANG / "t.yml").write_text(yaml.safe_dump(zh, allow_unicode=True), encoding="utf-8")
+    shutil.copy(REPO / COMMENTS_SCHEMA, repo / COMMENTS_SCHEMA)
+    shutil.copy(REPO / "mkdocs.yml", repo / "mkdocs.yml")
+    return expand_includes('--8<-- "snippets/t/s.py"\n', repo, LANG).removesuffix("\n")
+
+
+BROKEN = {
+    "empty text": ("a comment: ''\n", "a comment"),
+    "not text": ("a comment: 3\n", "a comment"),
+    "no text at all": ("a comment:\n", "a comment"),
+}
+
+
+@pytest.mark.parametrize(("yml", "key"), BROKEN.values(), ids=BROKEN.keys())
+def test_a_malformed_file_is_refused_naming_file_and_key(yml, key, tmp_path):
+    (tmp_path / COMMENTS / LANG).mkdir(parents=True)
+    shutil.copy(REPO / COMMENTS_SCHEMA, tmp_path / COMMENTS_SCHEMA)
+    bad = tmp_path / COMMENTS / LANG / "devices.yml"
+    bad.write_text(yml, encoding="utf-8")
+    with pytest.raises(PluginError) as error:
+        load_comment_words(bad, tmp_path)
+    assert f"comment translations docs/data/comments/zh/devices.yml: key '{key}'" in str(error.value)
+
+
+def test_the_build_stops_on_a_malformed_file(tmp_path):
+    repo = copy_of_repo(tmp_path / "repo")
+    data = repo / COMMENTS / LANG / "devices.yml"
+    data.write_text(data.read_text(encoding="utf-8") + "an unused key: ''\n", encoding="utf-8")
+    result = mkdocs_build(tmp_path / "site", cwd=repo)
+    assert result.returncode != 0
+    assert "comment translations docs/data/comments/zh/devices.yml: key 'an unused key'" in result.stderr
+
+
+def _code_texts(page_html: str) -> list[str]:
+    """The text of each code block: what Material's copy button copies (its <code> element's text)."""
+    blocks = re.findall(r'<div class="[^"]*highlight[^"]*">.*?<code>(.*?)</code>', page_html, re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", b)).rstrip() for b in blocks]
+
+
+@pytest.mark.parametrize(("lang", "comment", "other"), [("zh", SHOWN_ZH, SHOWN_EN), ("en", SHOWN_EN, SHOWN_ZH)])
+def test_the_built_page_shows_and_copies_its_languages_comment(built_site, lang, comment, other):
+    page_html = (built_site / ("zh" if lang == "zh" else "") / "tensors" / "index.html").read_text(encoding="utf-8")
+    assert f'<span class="c1">{html.escape(comment, quote=False)}</span>' in page_html
+    assert other not in page_html
+    expected = expand_includes(f'--8<-- "{SHOWN_SNIPPET}"\n', lang=lang).rstrip()
+    assert comment in expected
+    assert expected in _code_texts(page_html), "no code block's text (what the copy button copies) is the snippet"
+
+
+@pytest.mark.parametrize(("lang", "comment"), [("zh", SHOWN_ZH), ("en", SHOWN_EN)])
+def test_the_notebook_carries_its_languages_comment(built_site, lang, comment):
+    folder = built_site / ("zh" if lang == "zh" else "") / "notebooks"
+    nb = nbformat.read(folder / "tensors.ipynb", as_version=4)
+    expected = expand_includes(f'--8<-- "{SHOWN_SNIPPET}"\n', lang=lang).rstrip("\n")
+    assert expected in [c.source.rstrip("\n") for c in nb.cells if c.cell_type == "code"]
+    assert comment in expected
+
+
+def test_the_snippet_itself_and_the_english_page_keep_english_comments():
+    assert SHOWN_EN in (REPO / SHOWN_SNIPPET).read_text(encoding="utf-8")
+    en = [b.expanded.code for b in page_blocks(DOCS / "en" / "tensors.md") if SHOWN_SNIPPET in b.includes]
+    zh = [b.expanded.code for b in page_blocks(DOCS / LANG / "tensors.md") if SHOWN_SNIPPET in b.includes]
+    assert [code.rstrip() for code in en] == [(REPO / SHOWN_SNIPPET).read_text(encoding="utf-8").rstrip()]
+    assert SHOWN_ZH in zh[0]
+    assert [line.split("#")[0] for line in zh[0].splitlines()] == [line.split("#")[0] for line in en[0].splitlines()]
