@@ -104,3 +104,14 @@ def test_the_page_list_is_not_empty():
     # a wrong DOCS path would make the prose check pass over nothing
     assert all(len(pages(lang)) > 5 for lang in LANGUAGES)
     assert Path(DOCS / "zh" / "glossary.md").is_file()
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if (DOCS / "data" / "comments" / lang).is_dir()])
+def test_translated_code_comments_use_the_glossary_terms(lang):
+    """Comments shown in the code of a page are read like its prose: same words."""
+    hits = []
+    for data in sorted((DOCS / "data" / "comments" / lang).glob("*.yml")):
+        for english, text in yaml.safe_load(data.read_text(encoding="utf-8")).items():
+            for _, found, preferred in rejected_words(text, lang):
+                hits.append(f"{data.relative_to(REPO)}: {english!r}: {found!r}, use {preferred!r}")
+    assert not hits, "\n".join(hits)
