@@ -189,7 +189,7 @@ class SearchCase:
 SEARCH_CASES = [
     SearchCase("en", "nvidia-smi", "devices.md"),
     SearchCase("en", "torch.accelerator", None),  # devices, device-agnostic and multi-gpu all teach it
-    SearchCase("en", "DataParallel", "multi-gpu.md"),
+    SearchCase("en", "DataParallel", "multi-gpu.md"),  # teaches DDP instead and links to legacy.md, listed second
     SearchCase("en", "CUDA_VISIBLE_DEVICES", "multi-gpu.md"),
     SearchCase("en", "pinned memory", "performance.md"),
     SearchCase("en", "MNIST timings", "mnist.md"),  # the Chinese MNIST page came first once

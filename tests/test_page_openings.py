@@ -1,0 +1,62 @@
+"""A learner's order: every topic page opens, right under its title, with what the reader will be able to do.
+
+The form is fixed so that it can be checked: the line after the H1 (and a blank line) is the admonition
+`!!! abstract "<title>"` with the title below, holding two to four list items, one per skill.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from docs_pages import DOCS, LANGUAGES, mkdocs_config, pages
+
+OPENING_TITLE = {"en": '!!! abstract "What you will be able to do"', "zh": '!!! abstract "读完本页，你将能够"'}
+# reference pages that list things (terms, the guides' claims) rather than teach a skill
+NOT_TOPIC_PAGES = {"glossary.md", "sources.md"}
+
+
+def topic_pages(lang: str) -> list[str]:
+    return [p.name for p in pages(lang) if p.name not in NOT_TOPIC_PAGES]
+
+
+def opening_problem(text: str, lang: str) -> str | None:
+    """What is wrong with the opening of a page's Markdown, or None if it opens with the block."""
+    lines = text.splitlines()
+    start = lines.index("---", 1) + 1 if lines and lines[0] == "---" else 0  # past the front matter
+    h1 = next((k for k in range(start, len(lines)) if lines[k].startswith("# ")), None)
+    if h1 is None:
+        return "no H1 title"
+    if lines[h1 + 1 : h1 + 3] != ["", OPENING_TITLE[lang]]:
+        return f"the line after the title is not {OPENING_TITLE[lang]!r}"
+    body = []
+    for line in lines[h1 + 3 :]:
+        if not line.startswith("    "):
+            break
+        body.append(line)
+    items = [line for line in body if line.startswith("    - ")]
+    if any(not (line.startswith("    - ") or line.startswith("      ")) for line in body):
+        return "the block holds something other than a list"
+    if not 2 <= len(items) <= 4:
+        return f"the block lists {len(items)} things; it should list two to four"
+    return None
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_topic_page_opens_with_what_the_reader_will_be_able_to_do(lang):
+    problems = {name: why for name in topic_pages(lang)
+                if (why := opening_problem((DOCS / lang / name).read_text(encoding="utf-8"), lang))}
+    assert not problems
+
+
+def test_the_opening_check_catches_a_page_without_the_block():
+    assert opening_problem("# Title\n\nAfter this page you can move tensors.\n", "en")
+    assert opening_problem('# Title\n\n!!! abstract "What you will be able to do"\n    - one thing\n', "en")
+    assert opening_problem('# 标题\n\n!!! abstract "What you will be able to do"\n    - 一\n    - 二\n', "zh")
+    good = '---\nkeywords: []\n---\n\n# Title\n\n!!! abstract "What you will be able to do"\n    - one;\n    - two.\n'
+    assert opening_problem(good, "en") is None
+
+
+def test_older_code_sits_under_reference_before_troubleshooting():
+    reference = next(entry["Reference"] for entry in mkdocs_config()["nav"] if "Reference" in entry)
+    files = [next(iter(item.values())) for item in reference]
+    assert files.index("legacy.md") < files.index("troubleshooting.md")
