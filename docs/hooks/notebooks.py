@@ -41,6 +41,9 @@ TEXT = {
 }
 
 
+PYTHON_KERNEL = "---\njupyter:\n  kernelspec:\n    name: python3\n    display_name: Python 3\n    language: python\n---\n"
+
+
 def page_notebook(page: Path, lang: str) -> nbformat.NotebookNode:
     """The notebook of one page: prose as Markdown cells, each runnable fence as a code cell."""
     source, _ = get_data(page.read_text(encoding="utf-8"))  # the front matter is for the site's search only
@@ -48,7 +51,9 @@ def page_notebook(page: Path, lang: str) -> nbformat.NotebookNode:
     text = open_admonitions(expand_includes(source, lang=lang))
     if lang == "zh":
         text = join_cjk_lines(text)
-    nb = jupytext.reads(text, fmt="md")
+    # a Python kernel, said up front: otherwise jupytext takes the most frequent fence language (bash on
+    # the MNIST page) as the notebook's and turns the python cells into %%python magics
+    nb = jupytext.reads(PYTHON_KERNEL + text, fmt="md")
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     if len(code_cells) != len(raw_blocks):
         raise ValueError(f"{page}: {len(raw_blocks)} runnable fences but {len(code_cells)} notebook code cells")
