@@ -41,7 +41,9 @@ TEXT = {
 }
 
 
-PYTHON_KERNEL = "---\njupyter:\n  kernelspec:\n    name: python3\n    display_name: Python 3\n    language: python\n---\n"
+PYTHON_KERNEL = (
+    "---\njupyter:\n  kernelspec:\n    name: python3\n    display_name: Python 3\n    language: python\n---\n"
+)
 
 
 def page_notebook(page: Path, lang: str) -> nbformat.NotebookNode:
