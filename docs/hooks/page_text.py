@@ -1,0 +1,30 @@
+"""A page's Markdown as the reader sees it: each include fence titled with its snippet file, code comments in
+the page's language (docs/data/comments/<lang>/<snippet folder>.yml) and, in Chinese, no hard line breaks.
+
+The page sources stay bare `python` fences holding only an include, which is what pytest-codeblocks runs; the
+includes are expanded with site_pages.expand_includes, the function the notebooks and the page tests use, so
+what a page shows, copies and runs is the same code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mkdocs.plugins import event_priority
+
+import site_pages as site
+from site_pages import COMMENTS, COMMENTS_SCHEMA, REPO, join_cjk_lines, language_of, load_data
+
+INCLUDE_FENCE = re.compile(r'^([ \t]*)```python\n([ \t]*--8<--\s+"([^":]+)(?::[^"]*)?"\s*\n)', re.M)
+def on_pre_build(config) -> None:
+    for path in sorted((REPO / COMMENTS).glob("*/*.yml")):  # a bad file stops the build before any page
+        load_data(path, REPO / COMMENTS_SCHEMA)
+
+
+@event_priority(-50)  # after the other hooks have added their Markdown
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    markdown = INCLUDE_FENCE.sub(lambda m: f'{m.group(1)}```python title="{m.group(3)}"\n{m.group(2)}', markdown)
+    lang = language_of(page.file.src_uri)
+    if lang not in site.LANGUAGES or lang == site.LANGUAGES[0]:
+        return markdown  # English: pymdownx.snippets includes the files as they are
+    return site.expand_includes(join_cjk_lines(markdown), lang)

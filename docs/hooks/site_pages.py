@@ -1,0 +1,192 @@
+"""The site's pages as data, one home for the build hooks, the tests and tools: where pages live, their
+language and URL, their code fences, and a page's text as it runs (includes expanded by pymdownx.snippets,
+code comments in the page's language). Settings are read from mkdocs.yml with MkDocs' own YAML loader."""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import re
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+import markdown
+import yaml
+from jsonschema.exceptions import best_match
+from mkdocs.exceptions import PluginError
+from mkdocs.utils.yaml import yaml_load
+from pymdownx.snippets import SnippetExtension, SnippetPreprocessor
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+SNIPPETS = REPO / "snippets"
+RUN_SYNTAXES = frozenset({"python", "sh", "bash"})  # the info strings pytest-codeblocks executes
+INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"[ \t]*$', re.M)
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})(?P<info>[^`\n]*)\n(?P<code>.*?)^(?P=indent)(?P=ticks)[ \t]*$",
+                   re.M | re.S)
+
+
+@functools.cache
+def settings(repo: Path = REPO) -> dict:
+    """mkdocs.yml as a plain dict (MkDocs' loader, so its !ENV and !!python tags are understood)."""
+    with open(repo / "mkdocs.yml", encoding="utf-8") as f:
+        return yaml_load(f)
+
+
+def _i18n_languages() -> list[dict]:
+    return next(p["i18n"]["languages"] for p in settings()["plugins"] if isinstance(p, dict) and "i18n" in p)
+
+
+# the default language first: it is served at the site root, the others under /<locale>/
+LANGUAGES = tuple(sorted((lang["locale"] for lang in _i18n_languages()),
+                         key=lambda loc: not any(lang.get("default") and lang["locale"] == loc
+                                                 for lang in _i18n_languages())))
+
+
+def language_of(src_uri: str) -> str:
+    """A page's language from its path under docs/ ("zh/devices.md" -> "zh"), as mkdocs-static-i18n sees it."""
+    return src_uri.split("/", 1)[0]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One Markdown page of one language, and where the built site serves it."""
+
+    lang: str
+    name: str  # the path under docs/<lang>/, the same in every language: "devices.md"
+
+    @property
+    def path(self) -> Path:
+        return DOCS / self.lang / self.name
+
+    @property
+    def stem(self) -> str:
+        return self.name.removesuffix(".md")
+
+    @property
+    def url(self) -> str:
+        """The URL path under the site root, no leading slash: "", "devices/", "zh/devices/"."""
+        page = "" if self.stem == "index" else f"{self.stem}/"
+        return page if self.lang == LANGUAGES[0] else f"{self.lang}/{page}"
+
+    def text(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+    def other(self, lang: str) -> Page:
+        return Page(lang, self.name)
+
+
+def pages(lang: str | None = None) -> list[Page]:
+    return [Page(lg, p.relative_to(DOCS / lg).as_posix())
+            for lg in ((lang,) if lang else LANGUAGES) for p in sorted((DOCS / lg).rglob("*.md"))]
+
+
+@dataclass(frozen=True)
+class Fence:
+    """One fenced code block as the page shows it."""
+
+    info: str  # the whole info string: "python", 'python title="x"', "text"
+    code: str
+
+    @property
+    def syntax(self) -> str:
+        return self.info.split(" ", 1)[0]
+
+    @property
+    def runs(self) -> bool:
+        return self.info.strip() in RUN_SYNTAXES
+
+    @property
+    def includes(self) -> list[str]:
+        return INCLUDE.findall(self.code)
+
+
+def fences(text: str) -> list[Fence]:
+    return [Fence(m["info"].strip(), m["code"]) for m in FENCE.finditer(text)]
+
+
+def expand_includes(text: str, lang: str = LANGUAGES[0], repo: Path = REPO) -> str:
+    """Run pymdownx.snippets' own preprocessor as configured in mkdocs.yml, with comments in lang."""
+    options = next(dict(ext["pymdownx.snippets"]) for ext in settings(repo)["markdown_extensions"]
+                   if isinstance(ext, dict) and "pymdownx.snippets" in ext)
+    options["base_path"] = [str(repo / p) for p in options.get("base_path", ["."])]
+    extension = SnippetExtension(**options)
+    snippets = _SnippetsInLanguage(extension.getConfigs(), markdown.Markdown(extensions=[extension]))
+    snippets.repo, snippets.lang = repo, lang
+    return "\n".join(snippets.run(text.splitlines())) + "\n"
+
+
+CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+# a break between two CJK characters: a browser shows it as a stray space, and such a next line cannot
+# start a list, heading or table
+SOFT_BREAK = re.compile(rf"(?<=[{CJK}])\n[ \t]*(?=[{CJK}])")
+
+
+def join_cjk_lines(text: str) -> str:
+    """Drop the line breaks inside Chinese paragraphs; fenced code is left alone."""
+    parts = re.split(r"(^[ \t]*```.*?^[ \t]*```[ \t]*$)", text, flags=re.M | re.S)
+    return "".join(part if i % 2 else SOFT_BREAK.sub("", part) for i, part in enumerate(parts))
+
+
+# ---- code comments in the page's language ----------------------------------------------------------
+
+COMMENTS = Path("docs/data/comments")  # <lang>/<snippet folder>.yml: English comment -> its text in lang
+COMMENTS_SCHEMA = Path("docs/data/comments.schema.json")
+# not prose: the snippets extension's section markers and tools' pragmas stay as they are
+NOT_PROSE = ("--8<--", "noqa", "type:", "fmt:")
+
+
+def comment_key(comment: str) -> str | None:
+    """A `#` comment's key in the data files: its text after "# ", or None if it is not prose."""
+    text = comment[1:].removeprefix(" ").rstrip()
+    return None if not text or text.startswith(NOT_PROSE) else text
+
+
+def code_comments(code: str) -> list[tuple[int, int, str]]:
+    """(line, column, key) of each comment: tokenize finds real comments, never a `#` inside a string."""
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    comments = (t for t in tokens if t.type == tokenize.COMMENT)
+    return [(t.start[0], t.start[1], key) for t in comments if (key := comment_key(t.string))]
+
+
+def translate_comments(lines: list[str], words: dict[str, str]) -> list[str]:
+    """The lines with each comment that words knows replaced by its translation; code is untouched."""
+    out = list(lines)
+    for row, col, key in code_comments("\n".join(lines) + "\n"):
+        if key in words:
+            out[row - 1] = out[row - 1][:col] + "# " + words[key]
+    return out
+
+
+def load_data(path: Path, schema: Path, repo: Path = REPO):
+    """A YAML or JSON data file checked against its JSON Schema; one PluginError line names file and field."""
+    name = path.resolve().relative_to(repo.resolve()).as_posix()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise PluginError(f"{name}: not valid YAML ({' '.join(str(error).split())})") from None
+    validator = jsonschema.Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
+    error = best_match(validator.iter_errors(data))
+    if error is not None:
+        raise PluginError(f"{name}: field '{error.json_path.removeprefix('$.') or '(top)'}': {error.message}")
+    return data
+
+
+class _SnippetsInLanguage(SnippetPreprocessor):
+    """pymdownx.snippets, with each included snippet's comments taken from COMMENTS/<lang>/<its folder>.yml.
+
+    Glue, because the code stays single-source (English comments in snippets/) while a Chinese page
+    shows, copies and runs it with Chinese ones; process_snippet_lines is the extension's rewriting hook.
+    """
+
+    repo: Path
+    lang: str
+
+    def process_snippet_lines(self, lines, target):
+        data = self.repo / COMMENTS / self.lang / f"{Path(target['snippet']).parent.name}.yml"
+        if not data.is_file():
+            return lines
+        return translate_comments(lines, load_data(data, self.repo / COMMENTS_SCHEMA, self.repo))
