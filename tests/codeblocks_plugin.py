@@ -1,23 +1,29 @@
-"""pytest plugin: run every page's code blocks with pytest-codeblocks, after expanding includes.
+"""pytest plugin: every runnable fence of every page is a test, run by pytest-codeblocks.
 
-Glue because pytest-codeblocks reads raw Markdown while the pages hold only `--8<--` includes.
-Also turns the GPU markers into skips with a reason and counts them at the end of the run.
+Glue because pytest-codeblocks reads raw Markdown while the pages hold only `--8<--` includes: each page is
+expanded first (site_pages.expand_includes, comments in the page's language). GPU marks become skips with a
+reason, counted at the end of the run.
 """
 
 from __future__ import annotations
 
+import functools
+import io
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from pytest_codeblocks import CodeBlock, extract_from_buffer
 from pytest_codeblocks.plugin import TestBlock
 
-from docs_pages import DOCS, LANGUAGES, REPO, page_blocks
 from mnist_data import ensure_local_mnist
-from page_source import RUN_SYNTAXES
+from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, RUN_SYNTAXES, expand_includes, pages
 
 
+@functools.cache
 def cuda_device_count() -> int:
     import torch
 
@@ -29,6 +35,48 @@ SKIP_REASONS = {
     "multi_gpu": (lambda n: n < 2, "needs two or more CUDA GPUs"),
     "no_cuda": (lambda n: n >= 1, "shows the output of a machine without a CUDA GPU"),
 }
+
+
+@dataclass
+class PageBlock:
+    """One test of a page as pytest-codeblocks sees it (a fence, with its expected output folded in): what
+    the page source holds (raw) and what runs (expanded)."""
+
+    page: Path
+    index: int
+    raw: CodeBlock
+    expanded: CodeBlock
+
+    @property
+    def includes(self) -> list[str]:
+        return INCLUDE.findall(self.raw.code)
+
+    @property
+    def marks(self) -> list[str]:
+        return [m.strip() for m in self.raw.marks]
+
+    @property
+    def label(self) -> str:
+        return f"block {self.index} [{', '.join(self.includes) or self.raw.syntax or 'text'}]"
+
+
+def page_blocks(page: Path) -> list[PageBlock]:
+    text = page.read_text(encoding="utf-8")
+    raw = extract_from_buffer(io.StringIO(text))
+    expanded = extract_from_buffer(io.StringIO(expand_includes(text, page.parent.name)))
+    return [PageBlock(page, i + 1, r, e) for i, (r, e) in enumerate(zip(raw, expanded, strict=True))]
+
+
+@functools.cache
+def snippets_needing_gpu() -> dict[str, set[str]]:
+    """Snippet path -> GPU marks of the page blocks that include it (the page is the source of truth)."""
+    needs: dict[str, set[str]] = {}
+    for page in pages():
+        for block in page_blocks(page.path):
+            marks = {m.removeprefix("pytest.mark.") for m in block.marks} & {"cuda", "multi_gpu"}
+            for include in block.includes:
+                needs.setdefault(include.split(":", 1)[0], set()).update(marks)
+    return needs
 
 
 def pytest_configure(config):
@@ -49,11 +97,8 @@ def pytest_collect_file(file_path, parent):
 
 
 class PageBlockItem(TestBlock):
-    """pytest-codeblocks' item, with a failure report that is always text and shows a command's output.
-
-    Its own repr_failure returns the exception's first argument, which for a failed bash block is the
-    exit status (an int): pytest-xdist cannot serialise that, and the output would be lost anyway.
-    """
+    """pytest-codeblocks' item, with a failure report that shows a failed command's output (its own report
+    is only the exit status)."""
 
     def repr_failure(self, excinfo):
         err = excinfo.value
@@ -90,16 +135,10 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter):
-    counts = dict.fromkeys(SKIP_REASONS, 0)
-    for report in terminalreporter.stats.get("skipped", []):
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        for name, (_, text) in SKIP_REASONS.items():
-            if text in reason:
-                counts[name] += 1
+    reasons = [r.longrepr[2] for r in terminalreporter.stats.get("skipped", []) if isinstance(r.longrepr, tuple)]
     terminalreporter.write_sep("=", "GPU-dependent checks")
-    terminalreporter.write_line(f"skipped, need a CUDA GPU: {counts['cuda']}")
-    terminalreporter.write_line(f"skipped, need two or more CUDA GPUs: {counts['multi_gpu']}")
-    terminalreporter.write_line(f"skipped, show CPU-only output (GPU present): {counts['no_cuda']}")
+    for name, label in (("cuda", "need a CUDA GPU"), ("multi_gpu", "need two or more CUDA GPUs"),
+                        ("no_cuda", "show CPU-only output (GPU present)")):
+        count = sum(SKIP_REASONS[name][1] in reason for reason in reasons)
+        terminalreporter.write_line(f"skipped, {label}: {count}")
     terminalreporter.write_line(f"CUDA GPUs visible to this run: {cuda_device_count()}")
-
-

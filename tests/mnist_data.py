@@ -11,7 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
-from docs_pages import REPO
+from site_pages import REPO
 
 SHARED_MNIST = REPO.parent / "shared" / "data" / "mnist" / "MNIST" / "raw"
 LOCAL_ROOT = REPO / "data"

@@ -89,7 +89,7 @@ ACCELERATOR_SINCE, CHECK_AVAILABLE_SINCE = "2.6", "2.7"
 
 
 def test_version_notes_name_the_release_that_introduced_the_api():
-    from docs_pages import REPO
+    from site_pages import REPO
 
     parameter = inspect.signature(torch.accelerator.current_accelerator).parameters["check_available"]
     assert parameter.default is False

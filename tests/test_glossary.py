@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from docs_pages import DOCS, LANGUAGES, REPO, pages
+from site_pages import DOCS, LANGUAGES, REPO, pages
 
 TERMS = yaml.safe_load((DOCS / "data" / "terms.yml").read_text(encoding="utf-8"))
 
@@ -61,10 +61,10 @@ def test_every_language_has_its_term_list():
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_prose_uses_one_word_per_idea(lang):
     wrong = [
-        f"{page.relative_to(REPO)}:{number}: “{found}” — use “{preferred}”"
+        f"{page.path.relative_to(REPO)}:{number}: “{found}” — use “{preferred}”"
         for page in pages(lang)
         if page.name != "glossary.md"
-        for number, found, preferred in rejected_words(page.read_text(encoding="utf-8"), lang)
+        for number, found, preferred in rejected_words(page.text(), lang)
     ]
     assert not wrong, "terms other than the glossary's:\n" + "\n".join(wrong)
 

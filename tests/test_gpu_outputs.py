@@ -17,7 +17,8 @@ import sys
 import pytest
 import torch
 
-from docs_pages import DOCS, LANGUAGES, REPO, page_blocks, pages
+from codeblocks_plugin import page_blocks
+from site_pages import DOCS, LANGUAGES, REPO, pages
 
 TITLE = re.compile(r'^text title="(?P<device>[^"]+?) · torch (?P<torch>\d+\.\d+\.\d+)"$')
 NUMBER = r"(\d+(?:\.\d+)?)"
@@ -59,12 +60,12 @@ def measured_outputs() -> list[tuple[str, str, str, str]]:
     found = []
     for lang in LANGUAGES:
         for page in pages(lang):
-            blocks = page_blocks(page)
+            blocks = page_blocks(page.path)
             for before, block in itertools.pairwise(blocks):
                 if block.raw.syntax.startswith("text "):
                     snippet = before.includes[0].split(":", 1)[0] if before.includes else ""
-                    assert "pytest.mark.cuda" in before.marks, f"{page}: {block.label} does not follow a GPU block"
-                    found.append((page.relative_to(DOCS).as_posix(), snippet, block.raw.syntax, block.raw.code))
+                    assert "pytest.mark.cuda" in before.marks, f"{page.path}: {block.label} does not follow a GPU block"
+                    found.append((page.path.relative_to(DOCS).as_posix(), snippet, block.raw.syntax, block.raw.code))
     return found
 
 

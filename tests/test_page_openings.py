@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_pages import DOCS, LANGUAGES, mkdocs_config, pages
+from site_pages import DOCS, LANGUAGES, pages, settings
 
 OPENING_TITLE = {"en": '!!! abstract "What you will be able to do"', "zh": '!!! abstract "读完本页，你将能够"'}
 # reference pages that list things (terms, the guides' claims) rather than teach a skill
@@ -57,6 +57,6 @@ def test_the_opening_check_catches_a_page_without_the_block():
 
 
 def test_older_code_sits_under_reference_before_troubleshooting():
-    reference = next(entry["Reference"] for entry in mkdocs_config()["nav"] if "Reference" in entry)
+    reference = next(entry["Reference"] for entry in settings()["nav"] if "Reference" in entry)
     files = [next(iter(item.values())) for item in reference]
     assert files.index("legacy.md") < files.index("troubleshooting.md")

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from markdown.extensions.toc import slugify
 
-from docs_pages import DOCS, LANGUAGES, REPO, pages
+from site_pages import DOCS, LANGUAGES, REPO, pages
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)\s*\})?\s*$")
 LINK = re.compile(r"\]\(([\w./-]*\.md)?(?:#([\w-]+))?\)")
 
 
-def section_ids(page, from_level: int = 1) -> list[str]:
+def section_ids(page: Path, from_level: int = 1) -> list[str]:
     """The ids the site gives the page's headings (from heading level `from_level` on): an explicit { #id },
     or the toc extension's slug."""
     ids, in_fence = [], False
@@ -29,12 +30,12 @@ def section_ids(page, from_level: int = 1) -> list[str]:
 def test_every_link_to_a_section_lands_on_a_real_heading(lang):
     broken = []
     for page in pages(lang):
-        for target, anchor in LINK.findall(page.read_text(encoding="utf-8")):
-            dest = page.parent / target if target else page
+        for target, anchor in LINK.findall(page.text()):
+            dest = page.path.parent / target if target else page.path
             if target and not dest.is_file():
-                broken.append(f"{page.relative_to(REPO)}: {target} does not exist")
+                broken.append(f"{page.path.relative_to(REPO)}: {target} does not exist")
             elif anchor and anchor not in section_ids(dest):
-                broken.append(f"{page.relative_to(REPO)}: {target}#{anchor} has no such heading")
+                broken.append(f"{page.path.relative_to(REPO)}: {target}#{anchor} has no such heading")
     assert not broken
 
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 from torch import nn
 
-from docs_pages import DOCS, LANGUAGES
+from site_pages import DOCS, LANGUAGES
 
 # A checkpoint written on a GPU records "cuda:0" as the location of each tensor's storage. This
 # machine has no GPU, so the test writes the same record by registering a tagger (the hook torch.save

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from docs_pages import DOCS, LANGUAGES, REPO
+from site_pages import DOCS, LANGUAGES, REPO
 
 TORCH_LIB = Path(torch.__file__).parent / "lib"
 GPU_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100" / "snippet-outputs"

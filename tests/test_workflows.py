@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from docs_pages import REPO
+from site_pages import REPO
 
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 

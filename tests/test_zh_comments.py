@@ -1,7 +1,7 @@
 """Chinese pages show, copy and run their code with Chinese comments; snippets/ keeps the English ones.
 
 The words are in docs/data/comments/zh/<snippet folder>.yml (English comment -> Chinese), put in by
-page_source.expand_includes for the build, the notebooks and the page tests alike.
+site_pages.expand_includes for the build, the notebooks and the page tests alike.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
-from conftest import copy_of_repo, mkdocs_build
-from docs_pages import DOCS, REPO, SNIPPETS, page_blocks, pages
-from page_source import COMMENTS, COMMENTS_SCHEMA, code_comments, expand_includes, load_comment_words
+from codeblocks_plugin import page_blocks
+from site_pages import COMMENTS, COMMENTS_SCHEMA, DOCS, REPO, SNIPPETS, code_comments, expand_includes, load_data, pages
 
 LANG = "zh"
 SECTION = re.compile(r"--8<-- \[(start|end):([\w-]+)\]")
@@ -30,7 +29,7 @@ def included_lines() -> dict[Path, set[int]]:
     """Snippet file -> the line numbers the zh pages include (a whole file, or a section's lines)."""
     shown: dict[Path, set[int]] = {}
     for page in pages(LANG):
-        for block in page_blocks(page):
+        for block in page_blocks(page.path):
             for include in block.includes:
                 path, _, section = include.partition(":")
                 lines = (REPO / path).read_text(encoding="utf-8").splitlines()
@@ -51,7 +50,7 @@ TOPICS = sorted({path.parent.name for path in INCLUDED})
 
 def words(topic: str) -> dict[str, str]:
     path = REPO / COMMENTS / LANG / f"{topic}.yml"
-    return load_comment_words(path) if path.is_file() else {}
+    return load_data(path, REPO / COMMENTS_SCHEMA) if path.is_file() else {}
 
 
 @pytest.mark.parametrize("topic", TOPICS)
@@ -72,7 +71,7 @@ def test_no_translation_is_stale(data):
     folder = SNIPPETS / data.stem
     assert folder.is_dir(), f"{data.relative_to(REPO)}: there is no snippet folder snippets/{data.stem}"
     comments = {key for f in folder.glob("*.py") for _, _, key in code_comments(f.read_text(encoding="utf-8"))}
-    stale = sorted(set(load_comment_words(data)) - comments)
+    stale = sorted(set(load_data(data, REPO / COMMENTS_SCHEMA)) - comments)
     assert not stale, f"{data.relative_to(REPO)}: no comment in snippets/{data.stem} reads:\n" + "\n".join(stale)
 
 
@@ -90,7 +89,7 @@ def expand_includes_of(source: str, zh: dict[str, str], repo: Path) -> str:
     (repo / COMMENTS / LANG / "t.yml").write_text(yaml.safe_dump(zh, allow_unicode=True), encoding="utf-8")
     shutil.copy(REPO / COMMENTS_SCHEMA, repo / COMMENTS_SCHEMA)
     shutil.copy(REPO / "mkdocs.yml", repo / "mkdocs.yml")
-    return expand_includes('--8<-- "snippets/t/s.py"\n', repo, LANG).removesuffix("\n")
+    return expand_includes('--8<-- "snippets/t/s.py"\n', LANG, repo).removesuffix("\n")
 
 
 BROKEN = {
@@ -107,17 +106,8 @@ def test_a_malformed_file_is_refused_naming_file_and_key(yml, key, tmp_path):
     bad = tmp_path / COMMENTS / LANG / "devices.yml"
     bad.write_text(yml, encoding="utf-8")
     with pytest.raises(PluginError) as error:
-        load_comment_words(bad, tmp_path)
-    assert f"comment translations docs/data/comments/zh/devices.yml: key '{key}'" in str(error.value)
-
-
-def test_the_build_stops_on_a_malformed_file(tmp_path):
-    repo = copy_of_repo(tmp_path / "repo")
-    data = repo / COMMENTS / LANG / "devices.yml"
-    data.write_text(data.read_text(encoding="utf-8") + "an unused key: ''\n", encoding="utf-8")
-    result = mkdocs_build(tmp_path / "site", cwd=repo)
-    assert result.returncode != 0
-    assert "comment translations docs/data/comments/zh/devices.yml: key 'an unused key'" in result.stderr
+        load_data(bad, tmp_path / COMMENTS_SCHEMA, tmp_path)
+    assert f"docs/data/comments/zh/devices.yml: field '{key}'" in str(error.value)
 
 
 def _code_texts(page_html: str) -> list[str]:

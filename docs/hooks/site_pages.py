@@ -171,7 +171,8 @@ def load_data(path: Path, schema: Path, repo: Path = REPO):
     validator = jsonschema.Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
     error = best_match(validator.iter_errors(data))
     if error is not None:
-        raise PluginError(f"{name}: field '{error.json_path.removeprefix('$.') or '(top)'}': {error.message}")
+        field = "/".join(map(str, error.absolute_path)) or "(top level)"
+        raise PluginError(f"{name}: field '{field}': {error.message}")
     return data
 
 

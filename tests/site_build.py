@@ -1,0 +1,34 @@
+"""Building the site from the tests: as CI builds it, with the network cut, or from a broken copy."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from site_pages import REPO
+
+
+def offline_prefix() -> list[str]:
+    """A command prefix that runs its command without any network, where this machine allows it."""
+    for prefix in (["unshare", "--net"], ["unshare", "--map-root-user", "--net"]):
+        if shutil.which(prefix[0]) and subprocess.run([*prefix, "true"], capture_output=True).returncode == 0:
+            return prefix
+    return []
+
+
+def mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` of the project in cwd into dest, as CI and the deploy workflow run it."""
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)],
+        cwd=cwd, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, capture_output=True, text=True, timeout=600,
+    )
+
+
+def copy_of_repo(dest: Path) -> Path:
+    """A scratch copy of the project (no venv, git or data) for tests that break things on purpose."""
+    skip = {".venv", "site", ".git", "data", ".mnist", "test-artifacts", "node_modules"}
+    shutil.copytree(REPO, dest, ignore=lambda d, names: skip.intersection(names) if Path(d) == REPO else ())
+    return dest
