@@ -2,38 +2,32 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from docs_pages import REPO, SNIPPETS, snippets_needing_gpu
+from codeblocks_plugin import snippets_needing_gpu
+from site_pages import REPO, SNIPPETS
+from snippet_runs import run_snippet
 
-# Command-line programs get the arguments a quick real run needs; "{tmp}" becomes a scratch folder.
-SCRIPT_ARGS = {
-    "snippets/mnist/train.py": ["--epochs", "1", "--pipeline", "resident", "--no-download"],
-    "snippets/mnist/bench.py": ["--pipelines", "resident", "--epochs", "1", "--out", "{tmp}"],
-}
-# Programs meant for a launcher run under it, as their page shows.
-LAUNCHERS = {
-    "snippets/multi_gpu/ddp_train.py": [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                                        "--nproc-per-node=2"],
-}
+SNIPPET_FILES = [p.relative_to(REPO).as_posix() for p in sorted(SNIPPETS.rglob("*.py"))]
 
 
 def _params():
     needs = snippets_needing_gpu()
-    for path in sorted(SNIPPETS.rglob("*.py")):
-        rel = path.relative_to(REPO).as_posix()
-        marks = [getattr(pytest.mark, m) for m in sorted(needs.get(rel, ()))]
-        yield pytest.param(rel, marks=marks, id=rel)
+    for snippet in SNIPPET_FILES:
+        yield pytest.param(snippet, marks=[getattr(pytest.mark, m) for m in sorted(needs.get(snippet, ()))],
+                           id=snippet)
+
+
+@pytest.fixture(scope="module")
+def _started(request):
+    """Start every runnable snippet at once, two at a time in the background; each test waits for its own."""
+    runnable = [item.callspec.params["snippet"] for item in request.session.items
+                if item.module is request.module and not item.get_closest_marker("skip")]
+    for snippet in runnable:
+        run_snippet(snippet)
 
 
 @pytest.mark.parametrize("snippet", list(_params()))
-def test_snippet_runs_as_a_script(snippet, tmp_path):
-    args = [a.replace("{tmp}", str(tmp_path)) for a in SCRIPT_ARGS.get(snippet, [])]
-    command = [*LAUNCHERS.get(snippet, [sys.executable]), snippet, *args]
-    env = {**os.environ, "PATH": os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])}
-    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, f"{' '.join(command)}\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}"
+def test_snippet_runs_as_a_script(_started, snippet):
+    run = run_snippet(snippet).result(timeout=600)
+    assert run.returncode == 0, f"{run.command}\n{run.stdout[-2000:]}\n{run.stderr[-4000:]}"

@@ -1,0 +1,89 @@
+"""Each snippet run as a program once per test run (`python snippets/x/y.py`, as a reader runs a copy), the
+result shared by every test that checks what a program prints.
+
+Glue because a fresh interpreter spends seconds importing torch, ~100 times: a forkserver (stdlib
+multiprocessing) imports torch once and forks a new process per snippet, two at a time. Programs whose point is
+what happens before torch is imported, or that need a launcher, get an interpreter of their own.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import runpy
+import subprocess
+import sys
+import tempfile
+import traceback
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+
+from site_pages import REPO
+
+# command-line programs get the arguments a quick real run needs
+ARGS = {
+    "snippets/mnist/train.py": ["--epochs", "1", "--pipeline", "resident", "--no-download"],
+    "snippets/mnist/bench.py": ["--pipelines", "resident", "--epochs", "1", "--out", "{tmp}"],  # a scratch folder
+}
+LAUNCHERS = {"snippets/multi_gpu/ddp_train.py": ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]}
+# they set CUDA variables before `import torch`: a process that has imported it already would not show that
+OWN_INTERPRETER = {"snippets/multi_gpu/env_in_script.py", "snippets/multi_gpu/misspellings.py",
+                   "snippets/multi_gpu/visible.py", *LAUNCHERS}
+
+
+@dataclass(frozen=True)
+class Run:
+    command: str
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _in_forked_process(snippet: str, args: list[str]) -> Run:
+    """Run snippet as __main__ in this fresh process, its stdout and stderr (C-level output too) captured."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as tmp:
+        sys.argv = [snippet, *(a.replace("{tmp}", tmp) for a in args)]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(snippet)))  # as `python snippet.py` does
+        multiprocessing.set_start_method("fork", force=True)  # Linux's default, which a plain run would have
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        code = 0
+        try:
+            runpy.run_path(snippet, run_name="__main__")
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else (exit_.code is not None)
+            if isinstance(exit_.code, str):
+                print(exit_.code, file=sys.stderr)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        out.seek(0)
+        err.seek(0)
+        return Run(f"python {' '.join(sys.argv)}", code, out.read().decode(errors="replace"),
+                   err.read().decode(errors="replace"))
+
+
+def _in_own_interpreter(snippet: str, args: list[str]) -> Run:
+    command = [sys.executable, *LAUNCHERS.get(snippet, []), snippet, *args]
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [a.replace("{tmp}", tmp) for a in command]
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    return Run(" ".join(command), done.returncode, done.stdout, done.stderr)
+
+
+@functools.cache
+def _pool() -> ProcessPoolExecutor:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["torch", "torchvision"])
+    os.chdir(REPO)  # the forkserver starts here: snippets use paths relative to the repository root
+    return ProcessPoolExecutor(2, mp_context=context, max_tasks_per_child=1)
+
+
+@functools.cache
+def run_snippet(snippet: str) -> Future:
+    """The run of snippet (a path relative to the repository), started on first request and shared."""
+    run = _in_own_interpreter if snippet in OWN_INTERPRETER else _in_forked_process
+    return _pool().submit(run, snippet, ARGS.get(snippet, []))
