@@ -23,6 +23,9 @@ def warn_always():
     torch.set_warn_always(previous)
 
 
+# ---- legacy tensor types -----------------------------------------------------------------------------------
+
+
 def test_set_default_tensor_type_is_deprecated(warn_always):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -58,6 +61,9 @@ def test_typed_cuda_constructor_is_legacy(warn_always):
             assert not torch.cuda.is_available()
         else:
             assert legacy.is_cuda and legacy.dtype == torch.float32 and legacy.shape == (2, 3)
+
+
+# ---- an optimizer built before the move --------------------------------------------------------------------
 
 
 def test_optimizer_keeps_parameters_through_in_place_conversion():
@@ -97,6 +103,9 @@ def test_optimizer_load_state_dict_casts_to_parameter_device():
     assert state["exp_avg"].device.type == "meta"
     assert state["exp_avg_sq"].device.type == "meta"
     assert state["step"].device.type == "cpu"
+
+
+# ---- nn.DataParallel ---------------------------------------------------------------------------------------
 
 
 @pytest.mark.no_cuda

@@ -10,6 +10,8 @@ import pytest
 import torch
 from torch import nn
 
+# ---- moving a module ---------------------------------------------------------------------------------------
+
 
 def test_module_to_is_in_place_and_returns_self():
     net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
@@ -61,6 +63,9 @@ def test_model_and_input_must_share_device():
     assert net(torch.ones(2, 3, device="meta")).shape == (2, 1)
 
 
+# ---- losses ------------------------------------------------------------------------------------------------
+
+
 def test_weighted_loss_does_not_follow_inputs():
     logits = torch.randn(4, 2, device="meta")
     target = torch.tensor([1, 0, 0, 1], device="meta")
@@ -86,6 +91,9 @@ def test_loss_called_with_builtin_input_is_type_error():
     criterion = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 3.0]))
     with pytest.raises(TypeError, match="must be Tensor"):
         criterion(input, torch.tensor([1, 0, 0, 1]))
+
+
+# ---- more of the guides' claims, checked line by line ------------------------------------------------------
 
 
 def test_parameter_has_its_own_device():

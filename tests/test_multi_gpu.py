@@ -36,6 +36,9 @@ def run_python(code: str, **env: str | None) -> str:
 PARSE = "import torch; print(torch.cuda._parse_visible_devices())"
 
 
+# ---- CUDA_VISIBLE_DEVICES ----------------------------------------------------------------------------------
+
+
 def test_only_cuda_visible_devices_with_an_s_is_read():
     # guide 001: os.environ['CUDA_VISIBLE_DEVICE'] = '1' (no final S)
     unset = run_python(PARSE, CUDA_VISIBLE_DEVICES=None, CUDA_VISIBLE_DEVICE=None)
@@ -160,6 +163,9 @@ def test_env_magic_after_cuda_started_is_ignored():
         "OSMagics().env('CUDA_VISIBLE_DEVICES='); print(torch.cuda.device_count())"
     )
     assert int(run_python(late)) >= 1
+
+
+# ---- device order, copies, model parallelism, several nodes ------------------------------------------------
 
 
 @pytest.mark.cuda

@@ -84,6 +84,9 @@ def _train(read_every_step: bool) -> list[float]:
     return means
 
 
+# ---- reading the loss --------------------------------------------------------------------------------------
+
+
 def test_reading_the_loss_every_step_changes_no_result():
     # guide 004: running_loss += loss.item() on every step
     every_step, once = _train(read_every_step=True), _train(read_every_step=False)
@@ -111,6 +114,9 @@ def test_data_loading_changes_with_a_gpu():
         with pytest.warns(UserWarning, match="pin_memory"):
             (batch,) = next(iter(loader))
         assert not batch.is_pinned()  # the setting only means something with a GPU
+
+
+# ---- synchronisation and the GIL ---------------------------------------------------------------------------
 
 
 def test_torch_releases_the_gil_while_it_computes():

@@ -11,6 +11,8 @@ import pytest
 import torch
 from torch import nn
 
+# ---- where a tensor lives ----------------------------------------------------------------------------------
+
 
 def test_get_device_is_minus_one_on_cpu():
     t = torch.tensor([1, 2, 3])
@@ -31,6 +33,9 @@ def test_one_tensor_class_for_all_devices():
     assert type(cpu) is torch.Tensor
     assert type(meta) is torch.Tensor
     assert type(nn.Linear(3, 1)) is type(nn.Linear(3, 1, device="meta"))
+
+
+# ---- moving and copying ------------------------------------------------------------------------------------
 
 
 def test_to_current_device_returns_same_tensor():
@@ -80,6 +85,9 @@ def test_cuda_device_zero_differs_from_default_after_set_device():
         assert t.cuda(device=0).device != t.cuda().device
 
 
+# ---- the same-device rule ----------------------------------------------------------------------------------
+
+
 def test_mixed_devices_raise_runtime_error():
     with pytest.raises(RuntimeError, match="is not on the expected device"):
         torch.ones(2) + torch.ones(2, device="meta")
@@ -119,6 +127,9 @@ def test_cuda_mixed_device_message():
     assert str(linear_error.value).startswith("Expected all tensors to be on the same device")
 
 
+# ---- default devices and new tensors -----------------------------------------------------------------------
+
+
 def test_device_context_and_set_default_device():
     with torch.device("meta"):
         assert torch.get_default_device().type == "meta"
@@ -149,6 +160,9 @@ def test_new_and_like_keep_dtype_and_device():
     for made in (src.new_full((3, 4), 9), src.new_zeros(3, 4), torch.ones_like(src), torch.zeros_like(src)):
         assert made.device.type == "meta" and made.dtype == torch.float16
     assert torch.ones_like(src, device="cpu").device.type == "cpu"
+
+
+# ---- GPU memory --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.cuda
