@@ -1,10 +1,12 @@
-"""The sources page: guides.yml matches the seed guides, every section is covered, every erratum is
-pinned by a real test, and the build refuses data that breaks these rules."""
+"""The sources page: guides.yml matches the seed guides, every section is covered, every erratum is pinned by a
+real test and a shown snippet, the errata and the sections that show their truth link to each other in both
+languages, and the loader refuses malformed data with one line naming the file and the field."""
 
 from __future__ import annotations
 
 import html
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -13,6 +15,7 @@ from pathlib import Path
 import markdown
 import pytest
 import yaml
+from mkdocs.exceptions import PluginError
 
 import sources
 from conftest import copy_of_repo, mkdocs_build
@@ -26,7 +29,7 @@ no_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason=f"the seed guides are n
 
 
 @pytest.fixture(scope="module")
-def data() -> sources.Sources:
+def data() -> dict:
     return sources.load(REPO)
 
 
@@ -89,8 +92,13 @@ def standalone_headings(text: str) -> list[str]:
     return found
 
 
-READERS = {"000": numbered_headings, "001": standalone_headings, "002": markdown_headings,
-           "003": markdown_headings, "004": numbered_headings}
+READERS = {
+    "000": numbered_headings,
+    "001": standalone_headings,
+    "002": markdown_headings,
+    "003": markdown_headings,
+    "004": numbered_headings,
+}
 
 
 def seed(number: str) -> Path:
@@ -130,86 +138,118 @@ def test_titles_are_quoted_verbatim(number):
     assert (guide["title"]["zh"] in lines) == guide["title_in_source"]
 
 
-def test_every_guide_has_both_languages():
-    for guide in GUIDES:
-        for key in ("title", "origin"):
-            assert all(str(guide[key].get(lang, "")).strip() for lang in LANGUAGES), (guide["number"], key)
+# ---- (b) every section is covered, and every erratum is pinned by a real test and a shown snippet ----------
 
 
-# ---- (b) every section is covered; removing coverage breaks the build ------------------------------
-
-
-def test_the_data_has_no_problems(data):
-    assert data.problems == []
-
-
-def test_every_section_has_coverage_in_both_languages(data):
-    covered = {(sources.guide_number(e.get("guide")), data.section_of(sources.guide_number(e.get("guide")),
-                                                                        e.get("section"))) for e in data.coverage}
-    missing = [(g["number"], s) for g in GUIDES for s in g["sections"] if (g["number"], s) not in covered]
-    assert missing == []
-
-
-def _rewrite(path: Path, entries: list) -> None:
-    path.write_text(yaml.safe_dump(entries, allow_unicode=True, sort_keys=False), encoding="utf-8")
-
-
-def test_a_section_without_coverage_fails_the_build(tmp_path, data):
-    copy = copy_of_repo(tmp_path / "repo")
-    guide, section = GUIDES[0]["number"], GUIDES[0]["sections"][0]
-    removed = 0
-    for path in sorted((copy / "docs" / "data" / "coverage").glob("*.yml")):
-        entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-        kept = [e for e in entries if not (sources.guide_number(e.get("guide")) == guide
-                                           and data.section_of(guide, e.get("section")) == section)]
-        removed += len(entries) - len(kept)
-        _rewrite(path, kept)
-    assert removed, "the section had no coverage to begin with"
-    result = mkdocs_build(tmp_path / "site", cwd=copy)
-    assert result.returncode != 0
-    assert f"guide {guide}, section “{section}” is covered by no page" in result.stderr
-    assert "docs/data/guides.yml" in result.stderr
-
-
-def test_coverage_of_a_missing_heading_fails_the_build(tmp_path):
-    copy = copy_of_repo(tmp_path / "repo")
-    (copy / "docs" / "data" / "coverage" / "zz-broken.yml").write_text(
-        '- {guide: "002", section: 1 .cuda() 方法, page: devices.md, anchor: no-such-heading}\n', encoding="utf-8"
-    )
-    result = mkdocs_build(tmp_path / "site", cwd=copy)
-    assert result.returncode != 0
-    assert "docs/data/coverage/zz-broken.yml, entry 1" in result.stderr
-    assert "no-such-heading" in result.stderr
-
-
-# ---- (c) every erratum is pinned by a real test ----------------------------------------------------
-
-
-def test_every_erratum_names_an_existing_test_function(data):
-    unresolved = {e.where: why for e in data.errata if (why := sources.unresolved_test(REPO, str(e.get("test"))))}
-    assert unresolved == {}
+def test_every_section_is_covered(data):
+    covered = {(e["guide"], e["section"]) for e in data["coverage"]}
+    assert [(g["number"], s) for g in GUIDES for s in g["sections"] if (g["number"], s) not in covered] == []
 
 
 def test_pytest_collects_every_erratum_test(data):
-    ids = sorted({str(e.get("test")) for e in data.errata})
+    # the one place that answers "does this erratum's test exist?": pytest's own collection of the named ids
+    ids = sorted({e["test"] for e in data["errata"]})
     assert ids, "no errata"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *ids],
-        cwd=REPO, capture_output=True, text=True, timeout=300,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     collected = {line.split("[", 1)[0] for line in result.stdout.splitlines() if "::" in line}
     assert set(ids) <= collected
 
 
-def test_every_erratum_snippet_is_shown_on_a_page(data):
-    shown = "".join((DOCS / lang).joinpath(p.name).read_text(encoding="utf-8")
-                    for lang in LANGUAGES for p in (DOCS / lang).glob("*.md"))
-    missing = [e.where for e in data.errata if f'"{str(e.get("snippet")).split(":", 1)[0]}' not in shown]
+def test_every_erratum_snippet_is_shown_on_a_page_in_both_languages(data):
+    shown = {lang: "".join(p.read_text(encoding="utf-8") for p in (DOCS / lang).glob("*.md")) for lang in LANGUAGES}
+    missing = [(lang, e["id"]) for e in data["errata"] for lang in LANGUAGES if f'"{e["snippet"]}' not in shown[lang]]
     assert missing == []
 
 
-# ---- (d) the built page lists the guides, the coverage and every erratum ---------------------------
+# ---- (c) malformed data: one line naming the file and the field ---------------------------------------------
+
+
+@pytest.fixture
+def scratch(tmp_path) -> Path:
+    """A repository to break: its own copy of the sources data, the real pages, snippets and schemas."""
+    data = tmp_path / "docs" / "data"
+    data.mkdir(parents=True)
+    for name in ("guides.yml", "coverage", "errata", "text"):
+        source = DATA / name
+        shutil.copytree(source, data / name) if source.is_dir() else shutil.copy(source, data / name)
+    for schema in DATA.glob("*.schema.json"):
+        (data / schema.name).symlink_to(schema)
+    for name in LANGUAGES:
+        (tmp_path / "docs" / name).symlink_to(DOCS / name)
+    (tmp_path / "snippets").symlink_to(REPO / "snippets")
+    return tmp_path
+
+
+ERRATUM = (
+    "- id: broken-entry\n  guide: '003'\n  section: 计算设备\n  anchor: naming-a-device\n"
+    "  claim: {en: x, zh: x}\n  truth: {en: y, zh: y}\n  snippet: snippets/devices/device_objects.py\n"
+    "  test: tests/test_devices.py::test_cuda_and_cuda_0_are_different_devices\n"
+)
+BROKEN = {  # case: (file, its new text or a (old, new) replacement, what the one-line message must say)
+    "not-yaml": ("errata/devices.yml", "- {id: broken, guide: '002'\n", "errata/devices.yml: not valid YAML"),
+    "missing-truth": ("errata/devices.yml", ERRATUM.replace("  truth: {en: y, zh: y}\n", ""), "field '0.truth'"),
+    "empty-claim": ("errata/devices.yml", ERRATUM.replace("{en: x, zh: x}", "{en: x, zh: ' '}"), "field '0.claim.zh'"),
+    "unquoted-guide": ("errata/devices.yml", ERRATUM.replace("'003'", "3"), "field '0.guide'"),
+    "unknown-field": ("errata/devices.yml", ERRATUM + "  page: devices.md\n", "field '0.page'"),
+    "test-not-an-id": ("errata/devices.yml", ERRATUM.replace("py::test_cuda", "py test_cuda"), "field '0.test'"),
+    "id-of-a-heading": ("errata/devices.yml", ERRATUM.replace("broken-entry", "errata-002"), "field '0.id'"),
+    "unknown-section": ("errata/devices.yml", ERRATUM.replace("计算设备", "没有这一节"), "field '0.section'"),
+    "missing-snippet": ("errata/devices.yml", ERRATUM.replace("device_objects", "nothing"), "field '0.snippet'"),
+    "duplicate-id": ("errata/devices.yml", ERRATUM + ERRATUM, "field 'id'"),
+    "no-such-page": ("errata/no-such-page.yml", "[]\n", "errata/no-such-page.yml: the file name names no page"),
+    "coverage-anchor-missing": ("coverage/devices.yml", (", anchor: which-gpu}", "}"), "field '1.anchor'"),
+    "guide-title-one-language": ("guides.yml", ("    zh: GPU 计算（", "    de: GPU 计算（"), "field '0.title."),
+    "section-uncovered": ("coverage/devices.yml", ("1. 计算设备", "2. Tensor 的 GPU 计算"), "section “1. 计算设备”"),
+    "text-keys-differ": ("text/zh/sources.yml", ("\nclaim:", "\nclaims:"), "text/zh/sources.yml: field 'claim'"),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_malformed_data_fails_with_one_line_naming_file_and_field(scratch, case):
+    name, change, expected = BROKEN[case]
+    path = scratch / "docs" / "data" / name
+    if isinstance(change, tuple):
+        text = path.read_text(encoding="utf-8")
+        assert change[0] in text, "the case no longer changes anything"
+        change = text.replace(change[0], change[1])
+    path.write_text(change, encoding="utf-8")
+    with pytest.raises(PluginError) as error:
+        sources.load(scratch)
+    message = str(error.value)
+    assert "\n" not in message.strip() and expected in message and f"docs/data/{name.split('/')[0]}" in message
+
+
+def test_the_scratch_copy_loads_unchanged(scratch):
+    # the cases above fail for what they change, not for the copy
+    assert sources.load(scratch)["errata"]
+
+
+def test_a_missing_heading_for_a_back_link_names_the_erratum_file(data):
+    page = "# Tensors on devices\n\n## Some other heading { #elsewhere }\n"
+    with pytest.raises(PluginError, match=r"^docs/data/errata/tensors\.yml: field 'anchor': docs/en/tensors\.md"):
+        sources.link_back(page, "tensors.md", "en", data)
+
+
+def test_a_coverage_link_to_a_missing_heading_fails_the_strict_build(tmp_path):
+    # heading ids are checked by MkDocs' own `validation: {links: {anchors: warn}}` with strict: true
+    copy = copy_of_repo(tmp_path / "repo")
+    coverage = copy / "docs" / "data" / "coverage" / "tensors.yml"
+    text = coverage.read_text(encoding="utf-8")
+    coverage.write_text(text.replace("anchor: gpu-memory", "anchor: no-such-heading", 1), encoding="utf-8")
+    result = mkdocs_build(tmp_path / "site", cwd=copy)
+    assert result.returncode != 0
+    assert "contains a link 'tensors.md#no-such-heading'" in result.stderr
+    assert "does not contain an anchor '#no-such-heading'" in result.stderr
+
+
+# ---- (d) the built pages: the sources page lists everything, errata and their sections link both ways ---
 
 
 class _Text(HTMLParser):
@@ -241,23 +281,26 @@ def _plain(md_text: str) -> str:
     return html.unescape(parser.text)
 
 
-def built_page(site: Path, lang: str) -> _Text:
-    page = site / ("" if lang == "en" else lang) / "sources" / "index.html"
+def built_html(site: Path, lang: str, page: str) -> str:
+    return (site / ("" if lang == LANGUAGES[0] else lang) / Path(page).stem / "index.html").read_text(encoding="utf-8")
+
+
+def built_page(site: Path, lang: str, page: str = "sources.md") -> _Text:
     parser = _Text()
-    parser.feed(page.read_text(encoding="utf-8"))
+    parser.feed(built_html(site, lang, page))
     return parser
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_sources_page_lists_every_erratum(built_site, data, lang):
+def test_sources_page_lists_every_erratum_and_links_to_where_it_is_shown(built_site, data, lang):
     page = built_page(built_site, lang)
-    assert data.errata, "no errata"
-    for e in data.errata:
-        eid = str(e.get("id"))
-        assert eid in page.ids, eid
+    assert data["errata"], "no errata"
+    for e in data["errata"]:
+        assert e["id"] in page.ids, e["id"]
         for key in ("claim", "truth"):
-            assert _plain(sources._flow(e.get(key)[lang], lang)) in page.text, (eid, key)
-        assert str(e.get("test")) in page.text and str(e.get("snippet")) in page.text, eid
+            assert _plain(sources._flow(e[key][lang], lang)) in page.text, (e["id"], key)
+        assert e["test"] in page.text and e["snippet"] in page.text, e["id"]
+        assert f"../{Path(e['page']).stem}/#{e['anchor']}" in page.hrefs, e["id"]
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -268,51 +311,27 @@ def test_sources_page_lists_every_guide_and_its_coverage(built_site, data, lang)
         assert f"coverage-{guide['number']}" in page.ids
         for section in guide["sections"]:
             assert " ".join(section.replace("`", "").split()) in page.text, (guide["number"], section)
-    for entry in data.coverage:
-        target = f"../{Path(entry.get('page')).stem}/#{entry.get('anchor')}"
-        assert target in page.hrefs, entry.where
+    for entry in data["coverage"]:
+        assert f"../{Path(entry['page']).stem}/#{entry['anchor']}" in page.hrefs, entry
 
 
-# ---- (e) malformed data fails the build, naming the file ---------------------------------------------
-
-BROKEN = {
-    "not-yaml": "- {id: broken, guide: '002'\n",
-    "missing-truth": (
-        "- id: broken-entry\n  guide: '002'\n  section: 2 .to(device) 方法\n  claim: {en: x, zh: x}\n"
-        "  snippet: snippets/devices/version.py\n"
-        "  test: tests/test_devices.py::test_cuda_and_cuda_0_are_different_devices\n"
-    ),
-    "unknown-test": (
-        "- id: broken-entry\n  guide: '002'\n  section: 2 .to(device) 方法\n  claim: {en: x, zh: x}\n"
-        "  truth: {en: y, zh: y}\n  snippet: snippets/devices/version.py\n  test: tests/test_devices.py::test_nothing\n"
-    ),
-}
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_section_that_shows_the_truth_links_back_to_the_erratum(built_site, data, lang):
+    words = yaml.safe_load((DATA / "text" / lang / "sources.yml").read_text(encoding="utf-8"))["corrects"]
+    for e in data["errata"]:
+        built = built_html(built_site, lang, e["page"])
+        start = built.index(f'id="{e["anchor"]}"')
+        section = re.split(r"<h[1-6][ >]", built[start:], maxsplit=1)[0]  # up to the next heading
+        assert f'href="../sources/#{e["id"]}"' in section, (e["page"], e["anchor"], e["id"])
+        assert words in html.unescape(section), (e["page"], e["anchor"])
 
 
-@pytest.mark.parametrize("case", BROKEN)
-def test_a_malformed_errata_file_fails_the_build(tmp_path, case):
-    copy = copy_of_repo(tmp_path / "repo")
-    (copy / "docs" / "data" / "errata" / "zz-broken.yml").write_text(BROKEN[case], encoding="utf-8")
-    result = mkdocs_build(tmp_path / "site", cwd=copy)
-    assert result.returncode != 0
-    assert "docs/data/errata/zz-broken.yml" in result.stderr
-    if case == "missing-truth":
-        assert "lacks truth" in result.stderr
-    if case == "unknown-test":
-        assert "test_nothing" in result.stderr
-
-
-# ---- the glossary's links lead to real headings in both languages -----------------------------------
+# ---- the glossary links the same places in both languages (MkDocs' validation checks the targets) -------
 
 LINK = re.compile(r"\]\(([\w./-]+\.md)(?:#([\w-]+))?\)")
 
 
-def test_glossary_links_resolve_in_both_languages(data):
+def test_glossary_links_the_same_headings_in_both_languages():
     targets = {lang: LINK.findall((DOCS / lang / "glossary.md").read_text(encoding="utf-8")) for lang in LANGUAGES}
     assert targets["en"], "the glossary links to no page"
     assert targets["en"] == targets["zh"]
-    for page, anchor in targets["en"]:
-        for lang in LANGUAGES:
-            ids = data.headings(lang, page)
-            assert ids is not None, f"docs/{lang}/{page} does not exist"
-            assert not anchor or anchor in ids, f"docs/{lang}/{page} has no heading #{anchor}"

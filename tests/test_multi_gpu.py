@@ -1,0 +1,261 @@
+"""What the several-GPUs page (docs/{en,zh}/multi-gpu.md) teaches and the guides got wrong, asserted on the
+installed PyTorch. Each erratum in docs/data/errata/multi-gpu.yml names one of these tests. CPU tests run
+everywhere; the `cuda` and `multi_gpu` ones run on the GPU job.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from docs_pages import REPO
+
+
+def run_python(code: str, **env: str | None) -> str:
+    """stdout of a fresh interpreter running `code`, with environment variables set (or removed, if None)."""
+    environ = dict(os.environ)
+    for name, value in env.items():
+        if value is None:
+            environ.pop(name, None)
+        else:
+            environ[name] = value
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=environ, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout.strip()
+
+
+# torch.cuda._parse_visible_devices() is how PyTorch itself reads the variable to count GPUs before CUDA
+# starts (the CUDA runtime then applies the same variable). Without the variable it allows 64 devices.
+PARSE = "import torch; print(torch.cuda._parse_visible_devices())"
+
+
+# ---- CUDA_VISIBLE_DEVICES ----------------------------------------------------------------------------------
+
+
+def test_only_cuda_visible_devices_with_an_s_is_read():
+    # guide 001: os.environ['CUDA_VISIBLE_DEVICE'] = '1' (no final S)
+    unset = run_python(PARSE, CUDA_VISIBLE_DEVICES=None, CUDA_VISIBLE_DEVICE=None)
+    misspelt = run_python(PARSE, CUDA_VISIBLE_DEVICES=None, CUDA_VISIBLE_DEVICE="1")
+    right = run_python(PARSE, CUDA_VISIBLE_DEVICES="1", CUDA_VISIBLE_DEVICE=None)
+    assert unset == str(list(range(64)))
+    assert misspelt == unset  # the misspelt name changes nothing
+    assert right == "[1]"
+
+
+@pytest.mark.cuda
+def test_misspelt_variable_hides_no_gpu():
+    # guide 002: "CUDA_VISIBLE_DEVICE=1" (no final S)
+    count = "import torch; print(torch.cuda.device_count())"
+    everything = int(run_python(count))
+    assert everything >= 1
+    assert int(run_python(count, CUDA_VISIBLE_DEVICE="")) == everything
+    assert int(run_python(count, CUDA_VISIBLE_DEVICES="")) == 0
+
+
+def test_an_empty_cuda_visible_devices_hides_every_gpu():
+    # On a machine without a GPU the count is 0 either way: here this only shows the variable is accepted.
+    count = "import torch; print(torch.cuda.device_count(), torch.cuda.is_available())"
+    assert run_python(count, CUDA_VISIBLE_DEVICES="") == "0 False"
+
+
+@pytest.mark.multi_gpu
+def test_visible_gpus_are_renumbered_from_zero():
+    # guide 002: with CUDA_VISIBLE_DEVICES=1, tensor.cuda() goes to "cuda:1"
+    outer = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [s.strip() for s in outer.split(",")] if outer else [str(i) for i in range(torch.cuda.device_count())]
+    probe = (
+        "import torch; p = torch.cuda.get_device_properties(0); x = torch.ones(1).cuda(); "
+        "print(torch.cuda.device_count(), x.device, p.pci_domain_id, p.pci_bus_id, p.pci_device_id)"
+    )
+    count, device, *slot = run_python(probe, CUDA_VISIBLE_DEVICES=ids[1]).split()
+    assert (count, device) == ("1", "cuda:0")  # the only GPU, called cuda:0 ...
+    second = torch.cuda.get_device_properties(1)
+    assert slot == [str(second.pci_domain_id), str(second.pci_bus_id), str(second.pci_device_id)]  # ... is GPU 1
+
+
+def test_cuda_visible_devices_set_late_moves_no_tensor():
+    # guide 002: setting os.environ['CUDA_VISIBLE_DEVICES'] in the program works, with no condition attached
+    late = (
+        "import os, torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"  # CUDA starts here, if there is one
+        "torch.ones(1, device=device)\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"  # too late to hide the GPU it already uses
+        "print(torch.cuda.device_count(), torch.ones(1, device=device).device)"
+    )
+    count, landed = run_python(late).split()
+    if torch.cuda.is_available():
+        # On the H100 (torch 2.11.0) the count read the new value and said 0; torch 2.14.1 asks the CUDA
+        # runtime once a tensor has been on the GPU. Either way the new tensor goes to the GPU.
+        assert landed == "cuda:0"
+        assert count in {"0", str(torch.cuda.device_count())}
+    else:
+        assert (count, landed) == ("0", "cpu")
+
+
+def test_is_available_already_fixes_the_gpus():
+    # is_available() calls cudaGetDeviceCount, which starts the CUDA driver: the GPUs are fixed from there,
+    # while device_count() (CUDA not initialised by PyTorch yet) still reads the variable. Not yet run on a GPU.
+    probe = (
+        "import os, torch\n"
+        "available = torch.cuda.is_available()\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"
+        "print(available, torch.cuda.device_count(), torch.ones(1, device='cuda' if available else 'cpu').device)"
+    )
+    expected = "True 0 cuda:0" if torch.cuda.is_available() else "False 0 cpu"
+    assert run_python(probe) == expected
+
+
+def test_cuda_visible_devices_set_before_cuda_starts_hides_every_gpu():
+    early = (
+        "import os; os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"
+        "import torch\n"
+        "print(torch.cuda.device_count(), torch.cuda.is_available())\n"
+        "try:\n"
+        "    torch.ones(1, device='cuda')\n"
+        "except RuntimeError:\n"
+        "    print('no GPU for tensors')"
+    )
+    assert run_python(early).splitlines() == ["0 False", "no GPU for tensors"]
+
+
+def test_os_has_environ_not_environment(monkeypatch):
+    # guide 001: os.environment['CUDA_VISIBLE_DEVICES'] = '0,1,2,3'
+    assert not hasattr(os, "environment")
+    with pytest.raises(AttributeError, match="module 'os' has no attribute 'environment'"):
+        os.environment  # noqa: B018
+    monkeypatch.setitem(os.environ, "AGNOSTIC_PROBE", "seen")  # os.environ is what child processes inherit
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", "import os; print(os.environ['AGNOSTIC_PROBE'])"], capture_output=True, text=True
+        ).stdout.strip()
+        == "seen"
+    )
+
+
+def test_dataparallel_is_spelt_with_a_capital_p():
+    # guide 001: torch.nn.Dataparallel(net, device_ids=device_ids)
+    assert not hasattr(torch.nn, "Dataparallel")
+    with pytest.raises(AttributeError, match=re.escape("module 'torch.nn' has no attribute 'Dataparallel'")):
+        torch.nn.Dataparallel  # noqa: B018
+    assert torch.nn.DataParallel is torch.nn.parallel.DataParallel
+
+
+def test_env_magic_is_an_os_environ_assignment(monkeypatch):
+    # guide 002, section 5.3: %env CUDA_VISIBLE_DEVICES=0,1 in a notebook
+    from IPython.core.magics.osm import OSMagics
+
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    OSMagics().env("CUDA_VISIBLE_DEVICES=0,1")
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1"  # nothing more than os.environ: same timing rule
+
+
+@pytest.mark.cuda
+def test_env_magic_after_cuda_started_is_ignored():
+    late = (
+        "import torch; from IPython.core.magics.osm import OSMagics; torch.ones(1, device='cuda'); "
+        "OSMagics().env('CUDA_VISIBLE_DEVICES='); print(torch.cuda.device_count())"
+    )
+    assert int(run_python(late)) >= 1
+
+
+# ---- device order, copies, model parallelism, several nodes ------------------------------------------------
+
+
+@pytest.mark.cuda
+def test_pci_bus_id_order_is_the_order_nvidia_smi_uses():
+    # guide 002 names the GPUs of CUDA_VISIBLE_DEVICES=0,2,3 as nvidia-smi would. CUDA counts fastest first
+    # by default; CUDA_DEVICE_ORDER=PCI_BUS_ID makes cuda:i the i-th GPU of nvidia-smi's list. (Which GPU
+    # the default puts first is a heuristic of the driver, so only the PCI_BUS_ID order is asserted.)
+    smi = subprocess.run(
+        ["nvidia-smi", "--query-gpu=pci.bus_id", "--format=csv,noheader"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    smi_buses = [int(bus_id.split(":")[1], 16) for bus_id in smi]  # "00000000:26:00.0" -> 0x26
+    assert smi_buses == sorted(smi_buses)  # nvidia-smi lists by PCI bus
+    probe = (
+        "import torch; print(*[torch.cuda.get_device_properties(i).pci_bus_id "
+        "for i in range(torch.cuda.device_count())])"
+    )
+    listed = run_python(probe, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=None)
+    in_bus_order = [int(b) for b in listed.split()]
+    assert in_bus_order == smi_buses
+
+
+@pytest.mark.multi_gpu
+def test_cross_gpu_copy_leaves_the_original():
+    # guide 003 (d2l): Z = X.cuda(1) copies X to the second GPU, where Y is
+    x = torch.ones(2, 3, device="cuda:0")
+    y = torch.rand(2, 3, device="cuda:1")
+    with pytest.raises(RuntimeError, match="same device"):
+        x + y
+    z = x.to(y.device)
+    assert z.device == torch.device("cuda:1") and x.device == torch.device("cuda:0")
+    assert torch.equal((z + y).cpu(), (1 + y).cpu())
+
+
+@pytest.mark.multi_gpu
+def test_model_parallel_snippet_trains_across_two_gpus():
+    out = subprocess.run(
+        [sys.executable, "snippets/multi_gpu/model_parallel.py"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["cuda:1", "cuda:0", "cuda:1"]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+MULTI_NODE_OUTPUT = """\
+world size 2, backend gloo
+parameters identical on all ranks: True
+loss fell: True"""
+
+
+def test_ddp_script_runs_as_two_nodes():
+    # Two torchrun agents, as on two machines, meet at one c10d rendezvous endpoint; Gloo on the CPU
+    # (with the GPUs hidden, since two "nodes" on one machine would otherwise share GPU 0).
+    endpoint = f"127.0.0.1:{_free_port()}"
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nnodes",
+        "2",
+        "--nproc-per-node",
+        "1",
+        "--rdzv-backend",
+        "c10d",
+        "--rdzv-endpoint",
+        endpoint,
+        "--rdzv-id",
+        "two-nodes",
+        "snippets/multi_gpu/ddp_train.py",
+    ]
+    environ = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    nodes = [
+        subprocess.Popen(command, cwd=REPO, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    try:
+        results = [node.communicate(timeout=300) for node in nodes]
+    finally:
+        for node in nodes:
+            node.kill()
+    for node, (_, err) in zip(nodes, results, strict=True):
+        assert node.returncode == 0, err[-3000:]
+    printed = [out.strip() for out, _ in results if out.strip()]
+    assert printed == [MULTI_NODE_OUTPUT]  # rank 0, on whichever node the rendezvous made first, prints
+    for page in ("en", "zh"):
+        shown = (REPO / "docs" / page / "multi-gpu.md").read_text(encoding="utf-8")
+        assert f"snippets/multi_gpu/ddp_train.py\n{MULTI_NODE_OUTPUT}\n```" in shown  # the page's console block

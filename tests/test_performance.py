@@ -1,0 +1,193 @@
+"""What the performance page (docs/{en,zh}/performance.md) teaches and the guides got wrong, asserted on
+the installed PyTorch. Each erratum in docs/data/errata/performance.yml names one of these tests. CPU tests
+run everywhere; the CUDA ones run on the GPU job.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+import time
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+from docs_pages import REPO
+
+
+def sync_warnings(step) -> int:
+    """How many synchronising CUDA operations step() performs, as CUDA's sync debug mode reports them."""
+    previous = torch.cuda.get_sync_debug_mode()
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            step()
+    finally:
+        torch.cuda.set_sync_debug_mode(previous)
+    return sum("synchroniz" in str(w.message) for w in caught)
+
+
+class TickCounter:
+    """A Python thread that counts as fast as it can, giving the GIL back after every tick.
+
+    While the main thread holds the GIL, the counter cannot tick at all; while the main thread waits
+    inside PyTorch without the GIL, it ticks freely.
+    """
+
+    def __init__(self):
+        self.ticks = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.ticks += 1
+            time.sleep(0)  # releases the GIL
+
+    def __enter__(self):
+        self._thread.start()
+        time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def _train(read_every_step: bool) -> list[float]:
+    """Three epochs of a small classifier; the mean loss per epoch, read in one of the two ways."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(512, 20, generator=g)
+    y = (x[:, :10].sum(dim=1) > 0).long()
+    model = nn.Linear(20, 2)
+    nn.init.zeros_(model.weight)
+    nn.init.zeros_(model.bias)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    means = []
+    for _ in range(3):
+        as_float, on_device = 0.0, torch.zeros(())
+        for xb, yb in zip(x.split(64), y.split(64), strict=True):
+            loss = nn.functional.cross_entropy(model(xb), yb)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if read_every_step:
+                as_float += loss.item()
+            else:
+                on_device += loss.detach()
+        means.append(as_float / 8 if read_every_step else on_device.item() / 8)
+    return means
+
+
+# ---- reading the loss --------------------------------------------------------------------------------------
+
+
+def test_reading_the_loss_every_step_changes_no_result():
+    # guide 004: running_loss += loss.item() on every step
+    every_step, once = _train(read_every_step=True), _train(read_every_step=False)
+    assert every_step == pytest.approx(once, rel=1e-6)
+    assert every_step[-1] < every_step[0]
+
+
+@pytest.mark.cuda
+def test_reading_the_loss_every_step_synchronises_every_step():
+    loss = torch.randn(64, device="cuda").pow(2).mean()
+    torch.cuda.synchronize()
+    running = torch.zeros((), device="cuda")
+    assert sync_warnings(lambda: loss.item()) == 1  # .item(): one wait for the GPU, every time it is called
+    assert sync_warnings(lambda: running.add_(loss.detach())) == 0  # accumulating on the device: none
+
+
+def test_data_loading_changes_with_a_gpu():
+    # guide 004, section 2.2: data loading is the same for CPU and GPU
+    data = torch.utils.data.TensorDataset(torch.ones(4, 2))
+    loader = torch.utils.data.DataLoader(data, batch_size=2, pin_memory=True)
+    if torch.cuda.is_available():
+        (batch,) = next(iter(loader))
+        assert batch.is_pinned()  # ready for batch.to("cuda", non_blocking=True)
+    else:
+        with pytest.warns(UserWarning, match="pin_memory"):
+            (batch,) = next(iter(loader))
+        assert not batch.is_pinned()  # the setting only means something with a GPU
+
+
+# ---- synchronisation and the GIL ---------------------------------------------------------------------------
+
+
+def test_torch_releases_the_gil_while_it_computes():
+    # guide 003: logging a GPU loss "triggers the GIL" so that all GPUs block
+    a = torch.randn(2000, 2000)
+    with TickCounter() as counter:
+        before = counter.ticks
+        a @ a  # one long call into PyTorch
+        during = counter.ticks - before
+    assert during > 100  # another Python thread ran meanwhile: PyTorch did not hold the GIL
+
+
+@pytest.mark.cuda
+def test_item_waits_for_the_gpu_without_holding_the_gil():
+    x = torch.ones((), device="cuda")
+    torch.cuda.synchronize()
+    with TickCounter() as counter:
+        torch.cuda._sleep(1_000_000_000)  # queue roughly half a second or more of GPU work; returns at once
+        y = x + 1  # queued behind it
+        before, start = counter.ticks, time.perf_counter()
+        value = y.item()  # must wait for both
+        waited, during = time.perf_counter() - start, counter.ticks - before
+    assert value == 2.0
+    assert waited > 0.05  # .item() is a synchronisation: it waited for the queued GPU work
+    assert during > 100  # ... and meanwhile another Python thread ran: the GIL was released
+    assert sync_warnings(lambda: y.item()) == 1
+
+
+@pytest.mark.cuda
+def test_sync_points_as_the_page_shows_them():
+    x = torch.randn(256, 256, device="cuda")
+    pinned = torch.randn(256, 256).pin_memory()
+    for step in (lambda: x @ x, lambda: x.sum(), lambda: pinned.to("cuda", non_blocking=True)):
+        step()
+        assert sync_warnings(step) == 0
+    for step in (
+        lambda: x.sum().item(),
+        lambda: x.cpu(),
+        lambda: x[0].tolist(),
+        lambda: str(x),
+        lambda: bool((x > 0).any()),
+    ):
+        step()
+        assert sync_warnings(step) >= 1
+
+
+@pytest.mark.cuda
+def test_copies_to_the_gpu_wait_unless_pinned_and_non_blocking():
+    # the performance page and the loss-item-every-step erratum: blocking copies wait every time; the
+    # sync debug mode reports them, but not whatever the driver waits for on a pageable non-blocking copy
+    result = subprocess.run(
+        [sys.executable, "snippets/performance/copy_waits.py"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = re.compile(r"(.+?) +(waits|returns at once), (reported|not reported)")
+    seen = {m[1]: (m[2], m[3]) for m in map(line.fullmatch, result.stdout.splitlines()) if m}
+    assert len(seen) == 4, result.stdout
+    assert seen["batch.to('cuda')"] == ("waits", "reported")
+    assert seen["pinned.to('cuda')"] == ("waits", "reported")
+    assert seen["pinned.to('cuda', non_blocking=True)"] == ("returns at once", "not reported")
+    assert seen["batch.to('cuda', non_blocking=True)"][1] == "not reported"
+
+
+@pytest.mark.no_cuda
+def test_without_a_gpu_synchronize_and_pinning_raise():
+    for call in (torch.accelerator.synchronize, torch.cuda.synchronize, lambda: torch.ones(2).pin_memory()):
+        with pytest.raises(RuntimeError):
+            call()
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(torch.ones(4, 2)), batch_size=2, pin_memory=True
+    )
+    with pytest.warns(UserWarning, match="pin_memory"):
+        (batch,) = next(iter(loader))
+    assert not batch.is_pinned()
