@@ -1,7 +1,7 @@
 """One word per idea: the pages' prose uses the glossary's terms, not their variants (docs/data/terms.yml).
 
-That every glossary entry links to a real section is checked with every other link, by
-tests/test_quickstart.py::test_every_link_to_a_section_lands_on_a_real_heading.
+That every glossary entry links to a real section is checked with every other link by the strict build
+(`validation: links: anchors` in mkdocs.yml).
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from mkdocs.exceptions import PluginError
 from torch import nn
 
 import benchmarks  # docs/hooks/benchmarks.py
-from conftest import copy_of_repo, mkdocs_build
 from docs_pages import DOCS, REPO, SNIPPETS
 from mnist_data import ensure_local_mnist
+from site_build import copy_of_repo, mkdocs_build
 
 sys.path.insert(0, str(SNIPPETS / "mnist"))  # as when the scripts run: their folder comes first
 train = importlib.import_module("train")

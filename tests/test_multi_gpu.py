@@ -13,7 +13,7 @@ import sys
 import pytest
 import torch
 
-from docs_pages import REPO
+from site_pages import REPO
 
 
 def run_python(code: str, **env: str | None) -> str:

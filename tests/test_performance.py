@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch import nn
 
-from docs_pages import REPO
+from site_pages import REPO
 
 
 def sync_warnings(step) -> int:

@@ -1,4 +1,6 @@
-"""The quick start's promises: its table covers the device APIs, and every link lands on a real section."""
+"""The quick start's promises: its table covers the device APIs; the new pages share section ids across languages.
+
+That every link lands on a real section is checked by the strict build (`validation` in mkdocs.yml)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,10 @@ from pathlib import Path
 import pytest
 from markdown.extensions.toc import slugify
 
-from site_pages import DOCS, LANGUAGES, REPO, pages
+from site_pages import DOCS, LANGUAGES
 
+LINK = re.compile(r"\]\(([\w./-]*\.md)?(?:#([\w-]+))?\)")  # a link to a page or a section
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)\s*\})?\s*$")
-LINK = re.compile(r"\]\(([\w./-]*\.md)?(?:#([\w-]+))?\)")
 
 
 def section_ids(page: Path, from_level: int = 1) -> list[str]:
@@ -24,19 +26,6 @@ def section_ids(page: Path, from_level: int = 1) -> list[str]:
         if not in_fence and (m := HEADING.match(line)) and len(m.group(1)) >= from_level:
             ids.append(m.group(3) or slugify(m.group(2), "-"))
     return ids
-
-
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_link_to_a_section_lands_on_a_real_heading(lang):
-    broken = []
-    for page in pages(lang):
-        for target, anchor in LINK.findall(page.text()):
-            dest = page.path.parent / target if target else page.path
-            if target and not dest.is_file():
-                broken.append(f"{page.path.relative_to(REPO)}: {target} does not exist")
-            elif anchor and anchor not in section_ids(dest):
-                broken.append(f"{page.path.relative_to(REPO)}: {target}#{anchor} has no such heading")
-    assert not broken
 
 
 @pytest.mark.parametrize("page", ["quickstart.md", "save-load.md", "troubleshooting.md"])

@@ -18,8 +18,8 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 import sources
-from conftest import copy_of_repo, mkdocs_build
-from docs_pages import DOCS, LANGUAGES, REPO
+from site_build import copy_of_repo, mkdocs_build
+from site_pages import DOCS, LANGUAGES, REPO
 
 SEEDS = REPO.parent / "shared" / "seeds"
 DATA = DOCS / "data"

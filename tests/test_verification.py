@@ -17,8 +17,8 @@ from mkdocs.exceptions import PluginError
 import verification  # docs/hooks/verification.py
 import verification_record
 from codeblocks_plugin import SKIP_REASONS
-from conftest import copy_of_repo, mkdocs_build
 from docs_pages import DOCS, LANGUAGES, REPO, pages
+from site_build import copy_of_repo, mkdocs_build
 
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
 SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))

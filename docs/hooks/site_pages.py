@@ -171,9 +171,28 @@ def load_data(path: Path, schema: Path, repo: Path = REPO):
     validator = jsonschema.Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
     error = best_match(validator.iter_errors(data))
     if error is not None:
-        field = "/".join(map(str, error.absolute_path)) or "(top level)"
-        raise PluginError(f"{name}: field '{field}': {error.message}")
+        raise PluginError(f"{name}: field '{invalid_field(error)}': {error.message}")
     return data
+
+
+def invalid_field(error: jsonschema.ValidationError) -> str:
+    """The dotted path of the field a schema error is about, the missing or unexpected key included."""
+    path = [str(p) for p in error.absolute_path]
+    if error.validator == "required" and isinstance(error.instance, dict):
+        path.append(next(k for k in error.validator_value if k not in error.instance))
+    elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        path.append(sorted(set(error.instance) - set(error.schema.get("properties", {})))[0])
+    return ".".join(path) or "(top level)"
+
+
+def load_text(hook: str, repo: Path = REPO) -> dict[str, dict[str, str]]:
+    """A hook's words in every language, from docs/data/text/<lang>/<hook>.yml; every language has the same keys."""
+    text = {lang: yaml.safe_load((repo / f"docs/data/text/{lang}/{hook}.yml").read_text(encoding="utf-8"))
+            for lang in LANGUAGES}
+    for lang in LANGUAGES[1:]:
+        if odd := sorted(set(text[lang]) ^ set(text[LANGUAGES[0]])):
+            raise PluginError(f"docs/data/text/{lang}/{hook}.yml: field '{odd[0]}': not in both languages")
+    return text
 
 
 class _SnippetsInLanguage(SnippetPreprocessor):

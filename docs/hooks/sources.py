@@ -11,18 +11,13 @@ each erratum's test exists. The words are in docs/data/text/<lang>/sources.yml.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path, PurePosixPath
 
-import jsonschema
-import yaml
-from jsonschema.exceptions import best_match
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.meta import get_data
 
-from benchmarks import _field as invalid_field  # the benchmark records' way of naming the bad field
-from page_source import LANGUAGES, REPO
+from site_pages import LANGUAGES, REPO, load_data, load_text
 
 SOURCES_PAGE = "sources.md"
 PLACEHOLDERS = ("<!-- guides -->", "<!-- coverage -->", "<!-- errata -->")
@@ -31,17 +26,7 @@ HEADING = re.compile(r"^#{1,6}[ \t]+(?P<text>.+?)[ \t]*\{[^}\n]*#(?P<id>[\w-]+)[
 
 
 def _read(path: Path, kind: str, repo: Path) -> list[dict]:
-    """A data file, checked against docs/data/<kind>.schema.json; PluginError names the file and the field."""
-    name = path.relative_to(repo).as_posix()
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise PluginError(f"{name}: not valid YAML ({' '.join(str(error).split())})") from None
-    schema = json.loads((repo / "docs" / "data" / f"{kind}.schema.json").read_text(encoding="utf-8"))
-    error = best_match(jsonschema.Draft202012Validator(schema).iter_errors(data or []))
-    if error is not None:
-        raise PluginError(f"{name}: field '{invalid_field(error)}': {error.message}")
-    return data or []
+    return load_data(path, repo / "docs" / "data" / f"{kind}.schema.json", repo) or []
 
 
 def load(repo: Path = REPO) -> dict:
@@ -68,16 +53,7 @@ def load(repo: Path = REPO) -> dict:
     for e in found["errata"]:
         if [x["id"] for x in found["errata"]].count(e["id"]) > 1:
             raise PluginError(f"{e['file']}: field 'id': {e['id']!r} names another erratum too (ids are anchors)")
-    return {"repo": repo, "guides": guides, **found, "text": load_text(data_dir / "text", "sources")}
-
-
-def load_text(folder: Path, hook: str) -> dict[str, dict[str, str]]:
-    """The words of a hook in every language, from <folder>/<lang>/<hook>.yml; every language has the same keys."""
-    text = {lang: yaml.safe_load((folder / lang / f"{hook}.yml").read_text(encoding="utf-8")) for lang in LANGUAGES}
-    for lang in LANGUAGES[1:]:
-        if odd := sorted(set(text[lang]) ^ set(text[LANGUAGES[0]])):
-            raise PluginError(f"docs/data/text/{lang}/{hook}.yml: field '{odd[0]}': not in both languages")
-    return text
+    return {"repo": repo, "guides": guides, **found, "text": load_text("sources", repo)}
 
 
 # ---- rendering -------------------------------------------------------------------------------------
