@@ -1,10 +1,8 @@
 """pytest plugin: `pytest --verification-record` writes where this run's code ran, for the pages' stamps.
 
-The record (docs/data/verification/<date>_<device type>_<device>.json, checked against
-docs/data/verification.schema.json at build time) holds the machine, the versions, the commit, and
-per page file and per snippet how many tests passed, failed, errored or were skipped, with the skip
-reasons. docs/hooks/verification.py renders it on every page with code. Off by default, so that an
-ordinary run leaves the tree as it was.
+The record (docs/data/verification/<date>_<device type>_<device>.json, schema: docs/data/verification.schema.json)
+holds the machine, versions, commit, and per page and per snippet the tests passed, failed, errored or skipped
+(with the reasons); docs/hooks/verification.py renders it. Off by default: an ordinary run leaves the tree alone.
 """
 
 from __future__ import annotations
@@ -66,10 +64,8 @@ def detail(report, outcome: str) -> str:
 
 
 def build_record(outcomes: dict[str, tuple[str, str]]) -> dict:
-    """Counts and failures of one run: outcomes maps a test's node id to (passed|failed|errors|skipped, detail).
-
-    A node id `docs/<lang>/<page>.md::...` is a page block; any other test whose id names `[snippets/....py]`
-    counts for that snippet, which the build maps to the pages that include it; every test counts in the totals.
+    """Counts and failures from node id -> (passed|failed|errors|skipped, detail): `docs/<lang>/<page>.md::...` is
+    a page block, any other test counts for the snippets its id names (`[snippets/....py]`), every test in the totals.
     """
 
     def counts() -> dict:
