@@ -1,21 +1,24 @@
-"""The notebook of every page with code: offered for download, in its language, and it runs."""
+"""The notebook of every page with code: offered for download, in its language, and holding the page's code.
+
+The notebooks are not run here: every code cell is a page block, which the page tests already run once per
+language; these tests check that the cells are exactly those blocks, in order, with the page's prose between.
+"""
 
 from __future__ import annotations
 
 import re
+from html import escape
 
 import nbformat
 import pytest
 from mkdocs.utils.meta import get_data
-from nbclient import NotebookClient
 
-from codeblocks_plugin import SKIP_REASONS, cuda_device_count
-from docs_pages import DOCS, LANGUAGES, REPO, page_blocks, pages
+from docs_pages import DOCS, LANGUAGES, page_blocks, pages
 from notebooks import CELL_TAGS
 from page_source import RUN_SYNTAXES
+from verification import load_text
 
-# tag -> (GPUs needed, reason), as for the page blocks
-NEEDS = {CELL_TAGS[mark]: (gpus, SKIP_REASONS[mark][1]) for mark, gpus in (("cuda", 1), ("multi_gpu", 2))}
+WORDS = load_text(DOCS, "notebooks")
 
 
 def _pages_with_code():
@@ -32,34 +35,62 @@ def _notebook_path(site, lang, stem):
     return site / ("" if lang == LANGUAGES[0] else lang) / "notebooks" / f"{stem}.ipynb"
 
 
+def test_every_language_has_the_notebook_words():
+    assert all(set(WORDS[lang]) == {"download", "intro"} for lang in LANGUAGES)
+
+
 @pytest.mark.parametrize(("lang", "stem"), PAGES_WITH_CODE)
 def test_page_offers_its_notebook(built_site, lang, stem):
     page_dir = built_site / ("" if lang == LANGUAGES[0] else lang) / ("" if stem == "index" else stem)
     html = (page_dir / "index.html").read_text(encoding="utf-8")
-    m = re.search(r'<a class="md-button notebook-download" href="([^"]+)" download>', html)
-    assert m, "no notebook download link"
+    words = re.escape(escape(WORDS[lang]["download"]))
+    m = re.search(rf'<a class="md-button notebook-download" href="([^"]+)" download>{words}</a>', html)
+    assert m, "no notebook download link in the page's language"
     target = (page_dir / m.group(1)).resolve()
     assert target == _notebook_path(built_site, lang, stem).resolve()
     assert target.is_file()
 
 
-@pytest.mark.parametrize(("lang", "stem"), PAGES_WITH_CODE)
-def test_notebook_matches_its_page_and_runs(built_site, lang, stem, record_property):
-    nb = nbformat.read(_notebook_path(built_site, lang, stem), as_version=4)
-    page_text, _ = get_data((DOCS / lang / f"{stem}.md").read_text(encoding="utf-8"))
-    heading = page_text.splitlines()[0].lstrip("# ").strip()
-    assert nb.cells[0].source.startswith(f"# {heading}"), "notebook is not in the page's language"
-    expected_code = [b.expanded.code.rstrip("\n") for b in page_blocks(DOCS / lang / f"{stem}.md")
-                     if b.raw.syntax in RUN_SYNTAXES]
-    code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    assert [c.source.removeprefix("%%bash\n").rstrip("\n") for c in code_cells] == expected_code
+def test_the_nav_entry_leads_to_the_mnist_notebook_in_each_language(built_site):
+    for lang in LANGUAGES:
+        page_dir = built_site / ("" if lang == LANGUAGES[0] else lang) / "devices"
+        html = (page_dir / "index.html").read_text(encoding="utf-8")
+        hrefs = re.findall(r'<a href="([^"]+\.ipynb)" class="md-nav__link">', html)
+        assert [(page_dir / h).resolve() for h in hrefs] == [_notebook_path(built_site, lang, "mnist").resolve()]
 
-    gpus = cuda_device_count()
-    skipped = 0
-    for cell in code_cells:
-        for tag in cell.metadata.get("tags", []):
-            if tag in NEEDS and gpus < NEEDS[tag][0]:
-                cell.source = f"# skipped in this run: {NEEDS[tag][1]}"
-                skipped += 1
-    record_property("cells skipped for want of a GPU", skipped)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(REPO)}}).execute()
+
+def _sections(texts: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Each `## ` heading in (code cells or runnable fences above it, text) pairs, with that number."""
+    return [(above, line) for above, text in texts for line in text.splitlines() if line.startswith("## ")]
+
+
+@pytest.mark.parametrize(("lang", "stem"), PAGES_WITH_CODE)
+def test_notebook_holds_the_pages_code_and_prose(built_site, lang, stem):
+    nb = nbformat.read(_notebook_path(built_site, lang, stem), as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python3" and nb.metadata.kernelspec.language == "python"
+    page = DOCS / lang / f"{stem}.md"
+    heading = get_data(page.read_text(encoding="utf-8"))[0].splitlines()[0].lstrip("# ").strip()
+    assert nb.cells[0].source.startswith(f"# {heading}"), "notebook is not in the page's language"
+    assert nb.cells[1].source == WORDS[lang]["intro"].format(title=heading)
+
+    # the code cells are the page's runnable blocks as they run (includes expanded, comments in lang), in order
+    blocks = [b for b in page_blocks(page) if b.raw.syntax in RUN_SYNTAXES]
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.source.removeprefix("%%bash\n").rstrip("\n") for c in code_cells] == [
+        b.expanded.code.rstrip("\n") for b in blocks
+    ]
+    marks = [{m.removeprefix("pytest.mark.") for m in b.marks} for b in blocks]
+    assert [c.metadata.get("tags", []) for c in code_cells] == [
+        sorted(CELL_TAGS[m] for m in ms if m in CELL_TAGS) for ms in marks
+    ]
+
+    # the prose between them: every section heading sits between the same two blocks as on the page
+    lines = page.read_text(encoding="utf-8").splitlines()
+    on_page = [(sum(b.raw.lineno < n for b in blocks), line) for n, line in enumerate(lines, 1)]
+    in_notebook, above = [], 0
+    for cell in nb.cells:
+        above += cell.cell_type == "code"
+        in_notebook += [(above, cell.source)] if cell.cell_type == "markdown" else []
+    assert _sections(in_notebook) == _sections(on_page)
+    assert len(_sections(on_page)) >= 1

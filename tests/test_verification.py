@@ -1,4 +1,4 @@
-"""The verification stamp: the pytest plugin's record, the JUnit converter, the schema, and the built pages."""
+"""The verification stamp: the pytest plugin's record, the schema, the words, and the built pages."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import copy
 import html
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ from site_build import copy_of_repo, mkdocs_build
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
 SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 RECORDS = sorted((DOCS / "data" / "verification").glob("*.json"))
-WORDS = verification.load_words(DOCS / "data" / "verification_text.yml")
+WORDS = verification.load_text(DOCS, "verification")
 H100_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100"
 H100_RECORD = DOCS / "data" / "verification" / "2026-11-22_cuda_nvidia-h100-80gb-hbm3.json"
 
@@ -71,121 +72,108 @@ def test_errors_in_setup(broken):
 
 @pytest.fixture(scope="module")
 def plugin_run(tmp_path_factory):
-    """A copy of the project with a tiny page, run once with --verification-record and once without."""
-    tmp = tmp_path_factory.mktemp("plugin")
-    repo = copy_of_repo(tmp / "repo")
+    """A copy of the project with a tiny page, run once without --verification-record, then once with it.
+
+    Returns the copy, the record files after the plain run, both runs, and the record the second one wrote.
+    """
+    repo = copy_of_repo(tmp_path_factory.mktemp("plugin") / "repo")
     for lang in LANGUAGES:
         (repo / "docs" / lang / "tiny.md").write_text(TINY_PAGE, encoding="utf-8")
     (repo / "tests" / "test_outcomes_here.py").write_text(OUTCOMES_TEST, encoding="utf-8")
     targets = ["docs/en/tiny.md", "docs/zh/tiny.md", "tests/test_outcomes_here.py", "-p", "no:cacheprovider"]
-    out = tmp / "records"
-    plain = subprocess.run([sys.executable, "-m", "pytest", *targets], cwd=repo, capture_output=True, text=True,
-                           timeout=300)
-    recorded = subprocess.run([sys.executable, "-m", "pytest", *targets, "--verification-record",
-                               "--verification-dir", str(out)], cwd=repo, capture_output=True, text=True, timeout=300)
-    return repo, out, plain, recorded
+    records = repo / "docs" / "data" / "verification"
+
+    def pytest_run(*extra):
+        command = [sys.executable, "-m", "pytest", *targets, *extra]
+        return subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=300)
+
+    plain = pytest_run()
+    after_plain = sorted(p.name for p in records.iterdir())
+    shutil.rmtree(records)  # the committed records, so that the one the next run writes stands alone
+    recorded = pytest_run("--verification-record")
+    return after_plain, plain, recorded, sorted(records.glob("*.json"))
 
 
 def test_an_ordinary_run_writes_no_record(plugin_run):
-    repo, _, plain, _ = plugin_run
+    after_plain, plain, _, _ = plugin_run
     assert plain.returncode == 1, plain.stdout[-3000:]  # the failing block and the setup error
-    names = sorted(p.name for p in (repo / "docs" / "data" / "verification").iterdir())
-    assert names == [p.name for p in RECORDS]
+    assert after_plain == [p.name for p in RECORDS]
     assert "verification record:" not in plain.stdout
 
 
 def test_the_plugin_writes_a_schema_valid_record_of_what_ran(plugin_run):
-    _, out, _, recorded = plugin_run
+    _, _, recorded, written = plugin_run
     assert recorded.returncode == 1, recorded.stdout[-3000:]
-    [file] = out.glob("*.json")
+    [file] = written
     assert f"verification record: {file}" in recorded.stdout
     record = _load(file)
     jsonschema.validate(record, SCHEMA)
-    assert file == verification_record.record_path(out, record)
+    assert file == verification_record.record_path(file.parent, record)
     assert record["device_type"] == "cpu" and record["cuda_device_count"] == 0  # this machine has no GPU
     assert record["commit"] is None and record["commit_dirty"] is None  # the copy is no git checkout
     assert record["source"] == {"kind": "pytest", "file": None}
     assert "--verification" not in record["command"] and "docs/en/tiny.md" in record["command"]
     for lang in LANGUAGES:
         assert record["pages"][f"docs/{lang}/tiny.md"] == {
-            "passed": 1, "failed": 1, "errors": 0, "skipped": 1, "skip_reasons": {"needs a CUDA GPU": 1}}
-    assert record["snippets"] == {"snippets/home/three_lines.py": {
-        "passed": 1, "failed": 0, "errors": 0, "skipped": 0, "skip_reasons": {}}}
-    assert record["totals"] == {"passed": 3, "failed": 2, "errors": 1, "skipped": 3,
-                                "skip_reasons": {"needs a CUDA GPU": 2, "not here": 1}}
+            "passed": 1,
+            "failed": 1,
+            "errors": 0,
+            "skipped": 1,
+            "skip_reasons": {"needs a CUDA GPU": 1},
+        }
+    assert record["snippets"] == {
+        "snippets/home/three_lines.py": {"passed": 1, "failed": 0, "errors": 0, "skipped": 0, "skip_reasons": {}}
+    }
+    assert record["totals"] == {
+        "passed": 3,
+        "failed": 2,
+        "errors": 1,
+        "skipped": 3,
+        "skip_reasons": {"needs a CUDA GPU": 2, "not here": 1},
+    }
     failures = {f["test"]: (f["outcome"], f["message"]) for f in record["failures"]}
     assert failures["tests/test_outcomes_here.py::test_errors_in_setup"] == ("errors", "RuntimeError: setup broke")
     assert failures["docs/en/tiny.md::block 3 [bash]"][0] == "failed"
     assert "exited with status 3" in failures["docs/en/tiny.md::block 3 [bash]"][1]
 
 
-# ---- a run known by its JUnit XML ----------------------------------------------------------------------------
-
-JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="1"
- failures="1" skipped="1" tests="5" timestamp="2026-11-22T08:46:37.662524+00:00"><testcase
- classname="docs.en.multi-gpu.md" name="block 1 [snippets/multi_gpu/set_device.py]" time="0.8" /><testcase
- classname="docs.zh.multi-gpu.md" name="block 9 [bash]"><skipped type="pytest.skip"
- message="needs two or more CUDA GPUs">docs/zh/multi-gpu.md:0: needs two or more CUDA GPUs</skipped></testcase><testcase
- classname="tests.test_snippets" name="test_snippet_runs_as_a_script[snippets/multi_gpu/visible.py]" /><testcase
- classname="tests.test_mnist" name="test_pinned_torch_is_a_current_cuda_build"><failure
- message="AssertionError: assert '2.11.0' == '2.14.1'&#10;  - 2.14.1">details</failure></testcase><testcase
- classname="tests.test_mnist" name="test_build[en]"><error
- message="failed on setup with 'CompletedProcess(args=['<venv>/bin/python3'])'">x</error></testcase></testsuite>
-</testsuites>
-"""
-
-PROVENANCE = {
-    "date": None, "device_type": "cuda", "device_name": "NVIDIA H100 80GB HBM3", "cuda_device_count": 1,
-    "cpu_cores": 16, "torch_version": "2.11.0+cu130", "python_version": "3.12.3",
-    "commit": "b1e3b05f1e92401e788dadff0f95e92efa04dd82", "commit_dirty": False, "command": "python -m pytest -n 6",
-    "source": {"kind": "junit", "file": "junit-cuda.xml"},
-}
+def test_a_teardown_error_outranks_a_pass_and_a_failure_outranks_it():
+    outcomes = {
+        "tests/test_x.py::test_a[snippets/a/b.py]": ("errors", "teardown broke"),
+        "docs/en/x.md::block 1 [snippets/a/b.py]": ("failed", "boom"),
+    }
+    record = verification_record.build_record(outcomes)
+    assert record["pages"]["docs/en/x.md"]["failed"] == 1
+    assert list(record["snippets"]) == ["snippets/a/b.py"]  # a page block counts for its page only
+    assert record["snippets"]["snippets/a/b.py"]["errors"] == 1
+    assert [f["outcome"] for f in record["failures"]] == ["failed", "errors"]
 
 
-def test_junit_becomes_the_same_record_format():
-    record = verification_record.record_from_junit(JUNIT, PROVENANCE)
-    jsonschema.validate(record, SCHEMA)
-    assert record["date"] == "2026-11-22T08:46:37Z"  # the file's own timestamp, in UTC
-    assert record["pages"]["docs/en/multi-gpu.md"]["passed"] == 1
-    assert record["pages"]["docs/zh/multi-gpu.md"]["skip_reasons"] == {"needs two or more CUDA GPUs": 1}
-    assert list(record["snippets"]) == ["snippets/multi_gpu/visible.py"]  # page blocks count for their page only
-    assert record["snippets"]["snippets/multi_gpu/visible.py"]["passed"] == 1
-    assert {k: record["totals"][k] for k in ("passed", "failed", "errors", "skipped")} == {
-        "passed": 2, "failed": 1, "errors": 1, "skipped": 1}
-    assert record["failures"] == [
-        {"test": "tests/test_mnist.py::test_build[en]", "outcome": "errors",
-         "message": "failed on setup with 'CompletedProcess(args=['<venv>/bin/python3'])'"},  # redacted `<` kept
-        {"test": "tests/test_mnist.py::test_pinned_torch_is_a_current_cuda_build", "outcome": "failed",
-         "message": "AssertionError: assert '2.11.0' == '2.14.1'"},
-    ]
+# ---- the H100 record: converted once from that run's JUnit report, by a converter since deleted -------------
 
 
-def test_the_converter_refuses_a_file_it_cannot_read(tmp_path, capsys):
-    (tmp_path / "cut.xml").write_text("<testsuites><testcase", encoding="utf-8")
-    args = ["from-junit", str(tmp_path / "cut.xml"), "--device-type", "cuda", "--device-name", "X",
-            "--cuda-device-count", "1", "--torch", "2.11.0", "--python", "3.12.3", "--commit", "0" * 40,
-            "--command", "pytest", "--out", str(tmp_path)]
-    assert verification_record.main(args) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"{tmp_path / 'cut.xml'}: ") and err.count("\n") == 1
-    assert verification_record.main([*args[:1], str(tmp_path / "absent.xml"), *args[2:]]) == 1
-    assert "cannot read" in capsys.readouterr().err
-    assert not list(tmp_path.glob("*.json"))
+def test_the_h100_record_says_it_was_read_from_a_junit_report_and_the_stamp_says_so_too():
+    record = _load(H100_RECORD)
+    assert record["source"] == {"kind": "junit", "file": "../shared/gpu-runs/2026-11-22-h100/junit-cuda.xml"}
+    for lang in LANGUAGES:
+        stamp = verification.render([record], WORDS[lang], "docs/en/multi-gpu.md", [])
+        assert WORDS[lang]["from_junit"].format(file=record["source"]["file"]) in stamp
 
 
-@pytest.mark.skipif(not (H100_RUN / "junit-cuda.xml").is_file(), reason="the H100 run's files are not at hand")
-def test_the_h100_record_is_what_the_converter_makes_of_its_junit_report():
+@pytest.mark.skipif(not (H100_RUN / "README.md").is_file(), reason="the H100 run's files are not at hand")
+def test_the_h100_record_agrees_with_its_runs_notes():
     committed = _load(H100_RECORD)
-    provenance = {k: committed[k] for k in PROVENANCE if k != "date"} | {"date": None}
-    made = verification_record.record_from_junit((H100_RUN / "junit-cuda.xml").read_text(encoding="utf-8"),
-                                                 provenance)
-    assert made == committed
-    # what the run's README says of it
     readme = (H100_RUN / "README.md").read_text(encoding="utf-8")
     assert "244 passed, 39 skipped" in readme and "3 failed, 2 errors" in readme
-    assert {k: made["totals"][k] for k in ("passed", "skipped", "failed", "errors")} == {
-        "passed": 244, "skipped": 39, "failed": 3, "errors": 2}
+    assert {k: committed["totals"][k] for k in ("passed", "skipped", "failed", "errors")} == {
+        "passed": 244,
+        "skipped": 39,
+        "failed": 3,
+        "errors": 2,
+    }
     assert f"torch {committed['torch_version']}" in readme and f"commit {committed['commit'][:7]}" in readme
+    junit = (H100_RUN / "junit-cuda.xml").read_text(encoding="utf-8")
+    assert junit.count("<testcase ") == sum(committed["totals"][k] for k in ("passed", "skipped", "failed", "errors"))
 
 
 # ---- the committed records and the schema ------------------------------------------------------------------
@@ -201,29 +189,41 @@ def test_committed_records_are_schema_valid_and_named_after_their_content():
 
 
 def _valid() -> dict:
-    return verification_record.record_from_junit(JUNIT, PROVENANCE)
+    return copy.deepcopy(_load(H100_RECORD))
 
 
 BROKEN = {
-    "missing-torch": (lambda r: r.pop("torch_version"), "torch_version"),
-    "short-commit": (lambda r: r.update(commit="b1e3b05"), "commit"),
-    "date-not-iso": (lambda r: r.update(date="22/11/2026"), "date"),
-    "negative-count": (lambda r: r["pages"]["docs/en/multi-gpu.md"].update(passed=-1),
-                       "pages.docs/en/multi-gpu.md.passed"),
-    "page-not-a-page": (lambda r: r["pages"].update({"multi-gpu.md": r["pages"]["docs/en/multi-gpu.md"]}), "pages"),
-    "unknown-outcome": (lambda r: r["failures"][0].update(outcome="crashed"), "failures.0.outcome"),
-    "extra-field": (lambda r: r.update(gpu="yes"), "gpu"),
+    "missing-torch": (lambda r: r.pop("torch_version"), "$", "'torch_version' is a required property"),
+    "short-commit": (lambda r: r.update(commit="b1e3b05"), "$.commit", "does not match"),
+    "date-not-iso": (lambda r: r.update(date="22/11/2026"), "$.date", "does not match"),
+    "negative-count": (
+        lambda r: r["pages"]["docs/en/multi-gpu.md"].update(passed=-1),
+        "$.pages['docs/en/multi-gpu.md'].passed",
+        "less than the minimum of 0",
+    ),
+    "page-not-a-page": (
+        lambda r: r["pages"].update({"multi-gpu.md": r["pages"]["docs/en/multi-gpu.md"]}),
+        "$.pages",
+        "'multi-gpu.md' does not match",
+    ),
+    "unknown-outcome": (
+        lambda r: r["failures"][0].update(outcome="crashed"),
+        "$.failures[0].outcome",
+        "'crashed' is not one of",
+    ),
+    "extra-field": (lambda r: r.update(gpu="yes"), "$", "('gpu' was unexpected)"),
 }
 
 
-@pytest.mark.parametrize(("breakage", "field"), BROKEN.values(), ids=BROKEN.keys())
-def test_the_hook_rejects_a_malformed_record_naming_file_and_field(breakage, field, tmp_path):
+@pytest.mark.parametrize(("breakage", "field", "message"), BROKEN.values(), ids=BROKEN.keys())
+def test_the_hook_rejects_a_malformed_record_naming_file_and_field(breakage, field, message, tmp_path):
     record = _valid()
     breakage(record)
     (tmp_path / "broken.json").write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(PluginError) as error:
-        verification.load_records(tmp_path, SCHEMA_FILE)
-    assert f"verification record broken.json: field '{field}'" in str(error.value)
+        verification.load_records(tmp_path, SCHEMA_FILE, tmp_path)
+    assert str(error.value).startswith(f"verification record broken.json: field '{field}': ")
+    assert message in str(error.value) and "\n" not in str(error.value)
 
 
 def test_build_fails_on_a_malformed_record(tmp_path):
@@ -234,22 +234,40 @@ def test_build_fails_on_a_malformed_record(tmp_path):
     bad.write_text(json.dumps(record), encoding="utf-8")
     result = mkdocs_build(tmp_path / "site", cwd=repo)
     assert result.returncode != 0
-    assert ("docs/data/verification/2026-11-22_cuda_broken.json: field 'totals': 'totals' is a required property"
-            in result.stderr), result.stderr[-3000:]
+    assert (
+        "docs/data/verification/2026-11-22_cuda_broken.json: field '$': 'totals' is a required property"
+        in result.stderr
+    ), result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
 
 
 # ---- the words ------------------------------------------------------------------------------------------
 
 
 def test_every_language_has_every_word_and_every_skip_reason():
-    keys = set(WORDS[LANGUAGES[0]])
     for lang in LANGUAGES:
-        assert set(WORDS[lang]) == keys, lang
+        assert set(WORDS[lang]) == set(WORDS[LANGUAGES[0]]), lang
         assert len(WORDS[lang]["headers"]) == 5
-    reasons = {reason for _, reason in SKIP_REASONS.values()}
-    assert reasons <= set(WORDS["skip_reasons"]), reasons - set(WORDS["skip_reasons"])
-    for reason, words in WORDS["skip_reasons"].items():
-        assert words["en"] == reason and all(lang in words for lang in LANGUAGES), reason
+        reasons = {reason for _, reason in SKIP_REASONS.values()}
+        assert reasons <= set(WORDS[lang]["skip_reasons"]), (lang, reasons - set(WORDS[lang]["skip_reasons"]))
+    assert all(reason == words for reason, words in WORDS[LANGUAGES[0]]["skip_reasons"].items())
+    # the GPUs each marker's skip waits for, as the page tests decide it
+    assert {SKIP_REASONS["cuda"][1]: 1, SKIP_REASONS["multi_gpu"][1]: 2} == verification.GPUS_NEEDED
+    assert SKIP_REASONS["cuda"][0](0) and not SKIP_REASONS["cuda"][0](1)
+    assert SKIP_REASONS["multi_gpu"][0](1) and not SKIP_REASONS["multi_gpu"][0](2)
+
+
+@pytest.mark.parametrize(
+    ("zh_text", "complaint"), [("title: x\n", "are not in every language"), ("title: [x\n", "not valid YAML")]
+)
+def test_a_language_file_with_other_keys_or_broken_yaml_stops_the_build_in_one_line(tmp_path, zh_text, complaint):
+    for lang, text in (("en", "title: x\nci: y\n"), ("zh", zh_text)):
+        (tmp_path / "data" / "text" / lang).mkdir(parents=True)
+        (tmp_path / "data" / "text" / lang / "verification.yml").write_text(text, encoding="utf-8")
+    with pytest.raises(PluginError) as error:
+        verification.load_text(tmp_path, "verification")
+    assert str(error.value).startswith(str(tmp_path / "data" / "text" / "zh" / "verification.yml"))
+    assert complaint in str(error.value) and "\n" not in str(error.value)
 
 
 # ---- rendering ------------------------------------------------------------------------------------------
@@ -258,22 +276,22 @@ def test_every_language_has_every_word_and_every_skip_reason():
 def test_the_stamp_says_what_never_ran_for_want_of_gpus():
     record = _valid()
     page = "docs/zh/multi-gpu.md"
-    one_gpu = verification.render([record], WORDS, "en", page, [])
-    assert "1 × needs two or more CUDA GPUs: not yet run on such a machine" in one_gpu
+    one_gpu = verification.render([record], WORDS["en"], page, [])
+    assert "3 × needs two or more CUDA GPUs: not yet run on such a machine" in one_gpu
     two_gpus = copy.deepcopy(record) | {"cuda_device_count": 2, "date": "2026-11-23T00:00:00Z"}
-    both = verification.render([record, two_gpus], WORDS, "en", page, [])
-    assert "not yet run on such a machine" not in both and "1 × needs two or more CUDA GPUs" in both
-    assert "尚未在这样的机器上运行" in verification.render([record], WORDS, "zh", page, [])
+    both = verification.render([record, two_gpus], WORDS["en"], page, [])
+    assert "not yet run on such a machine" not in both and "3 × needs two or more CUDA GPUs" in both
+    assert "尚未在这样的机器上运行" in verification.render([record], WORDS["zh"], page, [])
 
 
 def test_the_stamp_says_when_a_run_did_not_cover_the_page_or_no_gpu_run_exists():
     gpu = _valid()
-    text = verification.render([gpu], WORDS, "en", "docs/en/new-page.md", ["snippets/new/thing.py"])
+    text = verification.render([gpu], WORDS["en"], "docs/en/new-page.md", ["snippets/new/thing.py"])
     assert text.count(WORDS["en"]["not_in_run"]) == 2  # neither its blocks nor its snippets ran there
     assert WORDS["en"]["no_cpu"] in text
     cpu = copy.deepcopy(gpu) | {"device_type": "cpu", "device_name": "Some CPU", "cuda_device_count": 0}
     for lang in LANGUAGES:
-        assert WORDS[lang]["no_gpu"] in verification.render([cpu], WORDS, lang, "docs/en/multi-gpu.md", [])
+        assert WORDS[lang]["no_gpu"] in verification.render([cpu], WORDS[lang], "docs/en/multi-gpu.md", [])
 
 
 def test_only_the_latest_cpu_record_and_every_gpu_record_are_shown():
@@ -324,11 +342,16 @@ def test_every_built_page_with_code_carries_the_stamp_with_the_records_figures(b
         stamped += 1
         key = page.relative_to(REPO).as_posix()
         for record in shown:
-            for value in (record["device_name"], record["torch_version"], record["python_version"],
-                          record["date"][:10], (record["commit"] or "—")[:7]):
+            for value in (
+                record["device_name"],
+                record["torch_version"],
+                record["python_version"],
+                record["date"][:10],
+                (record["commit"] or "—")[:7],
+            ):
                 assert value in text, (page, value)
             if key in record["pages"]:
-                figures = verification.describe(record["pages"][key], WORDS, lang, most_gpus)
+                figures = verification.describe(record["pages"][key], WORDS[lang], most_gpus)
                 assert re.sub(r"\s+", " ", figures) in text, (page, figures)
             for failure in record["failures"]:
                 assert failure["test"] in text, (page, failure["test"])
