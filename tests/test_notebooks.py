@@ -13,18 +13,17 @@ import nbformat
 import pytest
 from mkdocs.utils.meta import get_data
 
-from docs_pages import DOCS, LANGUAGES, page_blocks, pages
+from codeblocks_plugin import page_blocks
 from notebooks import CELL_TAGS
-from page_source import RUN_SYNTAXES
-from verification import load_text
+from site_pages import DOCS, LANGUAGES, RUN_SYNTAXES, load_text, pages
 
-WORDS = load_text(DOCS, "notebooks")
+WORDS = load_text("notebooks")
 
 
 def _pages_with_code():
     for lang in LANGUAGES:
         for page in pages(lang):
-            if any(b.raw.syntax in RUN_SYNTAXES for b in page_blocks(page)):
+            if any(b.raw.syntax in RUN_SYNTAXES for b in page_blocks(page.path)):
                 yield pytest.param(lang, page.stem, id=f"{lang}/{page.stem}")
 
 

@@ -18,13 +18,13 @@ from mkdocs.exceptions import PluginError
 import verification  # docs/hooks/verification.py
 import verification_record
 from codeblocks_plugin import SKIP_REASONS
-from docs_pages import DOCS, LANGUAGES, REPO, pages
-from site_build import copy_of_repo, mkdocs_build
+from site_build import copy_of_repo
+from site_pages import DOCS, LANGUAGES, REPO, load_text, pages
 
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
 SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 RECORDS = sorted((DOCS / "data" / "verification").glob("*.json"))
-WORDS = verification.load_text(DOCS, "verification")
+WORDS = load_text("verification")
 H100_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100"
 H100_RECORD = DOCS / "data" / "verification" / "2026-11-22_cuda_nvidia-h100-80gb-hbm3.json"
 
@@ -193,25 +193,25 @@ def _valid() -> dict:
 
 
 BROKEN = {
-    "missing-torch": (lambda r: r.pop("torch_version"), "$", "'torch_version' is a required property"),
-    "short-commit": (lambda r: r.update(commit="b1e3b05"), "$.commit", "does not match"),
-    "date-not-iso": (lambda r: r.update(date="22/11/2026"), "$.date", "does not match"),
+    "missing-torch": (lambda r: r.pop("torch_version"), "torch_version", "'torch_version' is a required property"),
+    "short-commit": (lambda r: r.update(commit="b1e3b05"), "commit", "does not match"),
+    "date-not-iso": (lambda r: r.update(date="22/11/2026"), "date", "does not match"),
     "negative-count": (
         lambda r: r["pages"]["docs/en/multi-gpu.md"].update(passed=-1),
-        "$.pages['docs/en/multi-gpu.md'].passed",
+        "pages.docs/en/multi-gpu.md.passed",
         "less than the minimum of 0",
     ),
     "page-not-a-page": (
         lambda r: r["pages"].update({"multi-gpu.md": r["pages"]["docs/en/multi-gpu.md"]}),
-        "$.pages",
+        "pages",
         "'multi-gpu.md' does not match",
     ),
     "unknown-outcome": (
         lambda r: r["failures"][0].update(outcome="crashed"),
-        "$.failures[0].outcome",
+        "failures.0.outcome",
         "'crashed' is not one of",
     ),
-    "extra-field": (lambda r: r.update(gpu="yes"), "$", "('gpu' was unexpected)"),
+    "extra-field": (lambda r: r.update(gpu="yes"), "gpu", "('gpu' was unexpected)"),
 }
 
 
@@ -222,23 +222,8 @@ def test_the_hook_rejects_a_malformed_record_naming_file_and_field(breakage, fie
     (tmp_path / "broken.json").write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(PluginError) as error:
         verification.load_records(tmp_path, SCHEMA_FILE, tmp_path)
-    assert str(error.value).startswith(f"verification record broken.json: field '{field}': ")
+    assert str(error.value).startswith(f"broken.json: field '{field}': ")
     assert message in str(error.value) and "\n" not in str(error.value)
-
-
-def test_build_fails_on_a_malformed_record(tmp_path):
-    repo = copy_of_repo(tmp_path / "repo")
-    record = _valid()
-    del record["totals"]
-    bad = repo / "docs" / "data" / "verification" / "2026-11-22_cuda_broken.json"
-    bad.write_text(json.dumps(record), encoding="utf-8")
-    result = mkdocs_build(tmp_path / "site", cwd=repo)
-    assert result.returncode != 0
-    assert (
-        "docs/data/verification/2026-11-22_cuda_broken.json: field '$': 'totals' is a required property"
-        in result.stderr
-    ), result.stderr[-3000:]
-    assert "Traceback" not in result.stderr
 
 
 # ---- the words ------------------------------------------------------------------------------------------
@@ -258,15 +243,15 @@ def test_every_language_has_every_word_and_every_skip_reason():
 
 
 @pytest.mark.parametrize(
-    ("zh_text", "complaint"), [("title: x\n", "are not in every language"), ("title: [x\n", "not valid YAML")]
+    ("zh_text", "complaint"), [("title: x\n", "not in every language"), ("title: [x\n", "not valid YAML")]
 )
 def test_a_language_file_with_other_keys_or_broken_yaml_stops_the_build_in_one_line(tmp_path, zh_text, complaint):
     for lang, text in (("en", "title: x\nci: y\n"), ("zh", zh_text)):
-        (tmp_path / "data" / "text" / lang).mkdir(parents=True)
-        (tmp_path / "data" / "text" / lang / "verification.yml").write_text(text, encoding="utf-8")
+        (tmp_path / "docs" / "data" / "text" / lang).mkdir(parents=True)
+        (tmp_path / "docs" / "data" / "text" / lang / "verification.yml").write_text(text, encoding="utf-8")
     with pytest.raises(PluginError) as error:
-        verification.load_text(tmp_path, "verification")
-    assert str(error.value).startswith(str(tmp_path / "data" / "text" / "zh" / "verification.yml"))
+        load_text("verification", tmp_path)
+    assert str(error.value).startswith("docs/data/text/zh/verification.yml: ")
     assert complaint in str(error.value) and "\n" not in str(error.value)
 
 
@@ -333,7 +318,7 @@ def test_every_built_page_with_code_carries_the_stamp_with_the_records_figures(b
     shown = verification.shown(records)
     most_gpus = max(r["cuda_device_count"] for r in records)
     stamped = 0
-    for page in pages(lang):
+    for page in (p.path for p in pages(lang)):
         text = _stamp_text(_built(built_site, lang, page).read_text(encoding="utf-8"), lang)
         has_code, _ = verification.page_code(page.read_text(encoding="utf-8"))
         assert (text is not None) == has_code, page

@@ -9,7 +9,8 @@ notebook" is the MNIST page's notebook itself. None is rendered as a page: mkdoc
 from __future__ import annotations
 
 import html
-from pathlib import Path, PurePosixPath
+import re
+from pathlib import Path
 
 import jupytext
 import nbformat
@@ -17,17 +18,32 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import get_data
 
-from page_source import LANGUAGES, RUN_SYNTAXES, code_blocks, expand_includes, join_cjk_lines, open_admonitions
-from verification import load_text
+from site_pages import LANGUAGES, expand_includes, fences, join_cjk_lines, language_of, load_text
 
+ADMONITION = re.compile(r'^(!!!|\?\?\?\+?)\s+\w[\w-]*(?:\s+"([^"]*)")?\s*$')
 CELL_TAGS = {"cuda": "needs-cuda", "multi_gpu": "needs-multi-gpu", "no_cuda": "output-shown-for-cpu"}
 PYTHON_KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def open_admonitions(text: str) -> str:
+    """`!!! kind "Title"` + indented body -> a bold title and the body at top level (a notebook has no boxes)."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if m := ADMONITION.match(line):
+            inside = True
+            out.append(f"> **{m.group(2)}**" if m.group(2) else "")
+            continue
+        if inside and line.strip() and not line.startswith("    "):
+            inside = False
+        out.append(line[4:] if inside and line.startswith("    ") else line)
+    return "\n".join(out) + "\n"
 
 
 def page_notebook(page: Path, lang: str, intro: str) -> nbformat.NotebookNode:
     """The notebook of one page: prose as Markdown cells, each runnable fence as a code cell."""
     source, _ = get_data(page.read_text(encoding="utf-8"))  # the front matter is for the site's search only
-    raw_blocks = [b for b in code_blocks(source) if b.syntax in RUN_SYNTAXES]
+    raw_blocks = [f for f in fences(source) if f.runs]
     text = open_admonitions(expand_includes(source, lang=lang))
     text = join_cjk_lines(text) if lang == "zh" else text
     # a Python kernel, said up front: otherwise jupytext takes the most frequent fence language (bash on
@@ -40,8 +56,7 @@ def page_notebook(page: Path, lang: str, intro: str) -> nbformat.NotebookNode:
     for cell in nb.cells:
         cell.metadata = {}  # drop jupytext's layout hints
     for cell, block in zip(code_cells, raw_blocks, strict=True):
-        marks = {m.strip().removeprefix("pytest.mark.") for m in block.marks}
-        if tags := sorted(CELL_TAGS[m] for m in marks if m in CELL_TAGS):
+        if tags := sorted(CELL_TAGS[m] for m in block.marks if m in CELL_TAGS):
             cell.metadata["tags"] = tags
     title = next((c.source.splitlines()[0].lstrip("# ") for c in nb.cells if c.cell_type == "markdown"), page.stem)
     nb.cells.insert(1, nbformat.v4.new_markdown_cell(intro.format(title=title)))
@@ -56,10 +71,10 @@ _words: dict[str, dict] = {}
 
 @event_priority(-110)  # after mkdocs-static-i18n (-100) chose this language's pages
 def on_files(files: Files, config) -> Files:
-    _words.update(load_text(config["docs_dir"], "notebooks"))
+    _words.update(load_text("notebooks"))
     for page in files.documentation_pages():
-        lang = PurePosixPath(page.src_uri).parts[0]
-        if lang not in LANGUAGES or not any(b.syntax in RUN_SYNTAXES for b in code_blocks(page.content_string)):
+        lang = language_of(page.src_uri)
+        if lang not in LANGUAGES or not any(f.runs for f in fences(page.content_string)):
             continue
         # served as <lang>/notebooks/<page>.ipynb, the default language's at the site root like its pages
         where = "" if lang == LANGUAGES[0] else f"{lang}/"
@@ -74,7 +89,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     notebook = _notebooks.get(page.file.src_uri)
     if notebook is None:
         return markdown
-    text = _words[PurePosixPath(page.file.src_uri).parts[0]]["download"]
+    text = _words[language_of(page.file.src_uri)]["download"]
     button = (
         f'<a class="md-button notebook-download" href="{notebook.url_relative_to(page.file)}" download>'
         f"{html.escape(text)}</a>\n\n"

@@ -28,7 +28,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from page_source import LANGUAGES, REPO
+from site_pages import LANGUAGES, REPO, language_of_url
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # the Han script, as far as the pages use it
 SEARCH_RULES = REPO / "docs" / "data" / "search.yml"
@@ -42,19 +42,8 @@ def query_rules() -> dict:
     rules = yaml.safe_load(SEARCH_RULES.read_text(encoding="utf-8")) or {}
     unknown = set(rules) - set(LANGUAGES)
     if unknown:
-        raise ValueError(f"{SEARCH_RULES}: languages {sorted(unknown)} are not the site's {list(LANGUAGES)}")
+        raise PluginError(f"docs/data/search.yml: field '{sorted(unknown)[0]}': not a language of the site")
     return rules
-
-
-def language_of(location: str) -> str:
-    first = location.split("/", 1)[0]
-    return first if first in LANGUAGES[1:] else LANGUAGES[0]
-
-
-def on_page_content(html, page, config, files):
-    if page.file.src_uri.endswith(".ipynb"):
-        page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
-    return html
 
 
 def cut_chinese(text: str) -> str:
@@ -87,6 +76,6 @@ def on_post_build(config):
         return
     index = json.loads(path.read_text(encoding="utf-8"))
     for doc in index["docs"]:
-        doc["lang"] = language_of(doc["location"])
+        doc["lang"] = language_of_url(doc["location"])
     index["config"]["query"] = query_rules()
     path.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")

@@ -25,8 +25,11 @@ DOCS = REPO / "docs"
 SNIPPETS = REPO / "snippets"
 RUN_SYNTAXES = frozenset({"python", "sh", "bash"})  # the info strings pytest-codeblocks executes
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"[ \t]*$', re.M)
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})(?P<info>[^`\n]*)\n(?P<code>.*?)^(?P=indent)(?P=ticks)[ \t]*$",
+# a fence, with the `<!-- pytest.mark.x -->` lines right above it
+FENCE = re.compile(r"(?P<marks>(?:^[ \t]*<!--\s*pytest\.mark\.\w+.*?-->[ \t]*\n)*)"
+                   r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})(?P<info>[^`\n]*)\n(?P<code>.*?)^(?P=indent)(?P=ticks)[ \t]*$",
                    re.M | re.S)
+MARK = re.compile(r"pytest\.mark\.(\w+)")
 
 
 @functools.cache
@@ -49,6 +52,12 @@ LANGUAGES = tuple(sorted((lang["locale"] for lang in _i18n_languages()),
 def language_of(src_uri: str) -> str:
     """A page's language from its path under docs/ ("zh/devices.md" -> "zh"), as mkdocs-static-i18n sees it."""
     return src_uri.split("/", 1)[0]
+
+
+def language_of_url(url: str) -> str:
+    """A built page's language from its URL path under the site root ("zh/devices/" -> "zh", "devices/" -> "en")."""
+    first = url.lstrip("/").split("/", 1)[0]
+    return first if first in LANGUAGES[1:] else LANGUAGES[0]
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,7 @@ class Fence:
 
     info: str  # the whole info string: "python", 'python title="x"', "text"
     code: str
+    marks: tuple[str, ...] = ()  # the pytest marks above it: "cuda", "no_cuda", "flaky"
 
     @property
     def syntax(self) -> str:
@@ -105,7 +115,7 @@ class Fence:
 
 
 def fences(text: str) -> list[Fence]:
-    return [Fence(m["info"].strip(), m["code"]) for m in FENCE.finditer(text)]
+    return [Fence(m["info"].strip(), m["code"], tuple(MARK.findall(m["marks"]))) for m in FENCE.finditer(text)]
 
 
 def expand_includes(text: str, lang: str = LANGUAGES[0], repo: Path = REPO) -> str:
@@ -187,11 +197,15 @@ def invalid_field(error: jsonschema.ValidationError) -> str:
 
 def load_text(hook: str, repo: Path = REPO) -> dict[str, dict[str, str]]:
     """A hook's words in every language, from docs/data/text/<lang>/<hook>.yml; every language has the same keys."""
-    text = {lang: yaml.safe_load((repo / f"docs/data/text/{lang}/{hook}.yml").read_text(encoding="utf-8"))
-            for lang in LANGUAGES}
-    for lang in LANGUAGES[1:]:
+    text = {}
+    for lang in LANGUAGES:
+        name = f"docs/data/text/{lang}/{hook}.yml"
+        try:
+            text[lang] = yaml.safe_load((repo / name).read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise PluginError(f"{name}: not valid YAML ({' '.join(str(error).split())})") from None
         if odd := sorted(set(text[lang]) ^ set(text[LANGUAGES[0]])):
-            raise PluginError(f"docs/data/text/{lang}/{hook}.yml: field '{odd[0]}': not in both languages")
+            raise PluginError(f"{name}: field '{odd[0]}': not in every language's {hook}.yml")
     return text
 
 

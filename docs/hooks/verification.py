@@ -6,59 +6,26 @@ are checked against docs/data/verification.schema.json; the words are in docs/da
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
 
-import jsonschema
-import yaml
-from jsonschema.exceptions import best_match
-from mkdocs.exceptions import PluginError
+from site_pages import fences, language_of, load_data, load_text
 
-import benchmarks  # noqa: F401  page_source.load_comment_words imports it at build time, when hooks/ is off sys.path
-from page_source import LANGUAGES, RUN_SYNTAXES, code_blocks
-
-INCLUDE = re.compile(r'^\s*--8<--\s+"([^":]+)(?::[^"]*)?"\s*$', re.M)
 OUTCOMES = ("passed", "failed", "errors", "skipped")
 # skip reason -> CUDA GPUs a machine needs to run what it skipped (tests/codeblocks_plugin.py's markers):
 # while no record comes from such a machine, the stamp says those blocks have not yet run on one
 GPUS_NEEDED = {"needs a CUDA GPU": 1, "needs two or more CUDA GPUs": 2}
 
 
-def load_text(docs_dir: Path, hook: str) -> dict[str, dict]:
-    """docs/data/text/<lang>/<hook>.yml for every language; each must carry the first language's keys."""
-    words = {}
-    for lang in LANGUAGES:
-        path = Path(docs_dir, "data", "text", lang, f"{hook}.yml")
-        try:
-            words[lang] = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            raise PluginError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from None
-        if missing := set(words[LANGUAGES[0]]) ^ set(words[lang]):
-            raise PluginError(f"{path}: keys {sorted(missing)} are not in every language's {hook}.yml")
-    return words
-
-
 def load_records(folder: Path, schema_file: Path, repo: Path) -> list[dict]:
-    validator = jsonschema.Draft202012Validator(json.loads(schema_file.read_text(encoding="utf-8")))
-    records = []
-    for path in sorted(folder.glob("*.json")):
-        name = path.resolve().relative_to(repo.resolve()).as_posix()
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise PluginError(f"verification record {name}: not valid JSON ({error})") from None
-        if (error := best_match(validator.iter_errors(record))) is not None:
-            raise PluginError(f"verification record {name}: field '{error.json_path}': {error.message}")
-        records.append(record)
-    return records
+    return [load_data(path, schema_file, repo) for path in sorted(folder.glob("*.json"))]
 
 
 def page_code(source: str) -> tuple[bool, list[str]]:
     """Whether the page has a fence the tests run, and the snippet files its fences include (in order)."""
-    runnable = [b for b in code_blocks(source) if b.syntax in RUN_SYNTAXES]
-    return bool(runnable), list(dict.fromkeys(m for b in runnable for m in INCLUDE.findall(b.code)))
+    runnable = [f for f in fences(source) if f.runs]
+    return bool(runnable), list(dict.fromkeys(i.split(":", 1)[0] for f in runnable for i in f.includes))
 
 
 def shown(records: list[dict]) -> list[dict]:
@@ -147,7 +114,7 @@ def on_pre_build(config) -> None:
     data = Path(config["docs_dir"]) / "data"
     _repo = Path(config["config_file_path"]).parent
     _records = load_records(data / "verification", data / "verification.schema.json", _repo)
-    _words = load_text(config["docs_dir"], "verification")
+    _words = load_text("verification", _repo)
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
@@ -155,6 +122,6 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     has_code, snippets = page_code(source.read_text(encoding="utf-8"))
     if not has_code:
         return markdown
-    words = _words[page.file.src_uri.split("/", 1)[0]]
+    words = _words[language_of(page.file.src_uri)]
     stamp = render(_records, words, source.resolve().relative_to(_repo.resolve()).as_posix(), snippets)
     return markdown.rstrip("\n") + "\n\n" + stamp
