@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -77,6 +78,13 @@ def snippets_needing_gpu() -> dict[str, set[str]]:
             for include in block.includes:
                 needs.setdefault(include.split(":", 1)[0], set()).update(marks)
     return needs
+
+
+@functools.cache
+def snippets_run_by_pages() -> set[str]:
+    """Snippet files that a page's bash block runs as a program (`python snippets/x.py ...`), in each language."""
+    return {path for page in pages() for block in page_blocks(page.path) if block.raw.syntax in {"bash", "sh"}
+            for path in re.findall(r"\bsnippets/[\w/]+\.py\b", block.raw.code)}
 
 
 def pytest_configure(config):

@@ -3,7 +3,7 @@ result shared by every test that checks what a program prints.
 
 Glue because a fresh interpreter spends seconds importing torch, ~100 times: a forkserver (stdlib
 multiprocessing) imports torch once and forks a new process per snippet, two at a time. Programs whose point is
-what happens before torch is imported, or that need a launcher, get an interpreter of their own.
+what happens before torch is imported get an interpreter of their own.
 """
 
 from __future__ import annotations
@@ -23,13 +23,10 @@ from site_pages import REPO
 
 # command-line programs get the arguments a quick real run needs
 ARGS = {
-    "snippets/mnist/train.py": ["--epochs", "1", "--pipeline", "resident", "--no-download"],
     "snippets/mnist/bench.py": ["--pipelines", "resident", "--epochs", "1", "--out", "{tmp}"],  # a scratch folder
 }
-LAUNCHERS = {"snippets/multi_gpu/ddp_train.py": ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]}
-# they set CUDA variables before `import torch`: a process that has imported it already would not show that
-OWN_INTERPRETER = {"snippets/multi_gpu/env_in_script.py", "snippets/multi_gpu/misspellings.py",
-                   "snippets/multi_gpu/visible.py", *LAUNCHERS}
+# it sets CUDA variables before `import torch`: a process that has imported torch already would not show that
+OWN_INTERPRETER = {"snippets/multi_gpu/misspellings.py"}
 
 
 @dataclass(frozen=True)
@@ -67,7 +64,7 @@ def _in_forked_process(snippet: str, args: list[str]) -> Run:
 
 
 def _in_own_interpreter(snippet: str, args: list[str]) -> Run:
-    command = [sys.executable, *LAUNCHERS.get(snippet, []), snippet, *args]
+    command = [sys.executable, snippet, *args]
     with tempfile.TemporaryDirectory() as tmp:
         command = [a.replace("{tmp}", tmp) for a in command]
         done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)

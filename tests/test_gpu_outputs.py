@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
-import sys
 
 import pytest
 import torch
 
 from codeblocks_plugin import page_blocks
-from site_pages import DOCS, LANGUAGES, REPO, pages
+from site_pages import DOCS, LANGUAGES, pages
+from snippet_runs import run_snippet
 
 TITLE = re.compile(r'^text title="(?P<device>[^"]+?) · torch (?P<torch>\d+\.\d+\.\d+)"$')
 NUMBER = r"(\d+(?:\.\d+)?)"
@@ -110,7 +109,7 @@ def test_the_shape_of_a_shown_output_matches_it_and_rejects_other_text():
 def test_the_snippet_prints_what_the_page_shows(snippet):
     _, _, title, shown = next(m for m in measured_outputs() if m[1] == snippet)
     device = TITLE.match(title)["device"]
-    result = subprocess.run([sys.executable, snippet], cwd=REPO, capture_output=True, text=True, timeout=300)
+    result = run_snippet(snippet).result(timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     printed = result.stdout.strip()
     match = shape_of(shown, device).fullmatch(printed)

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from site_pages import REPO
+from snippet_runs import run_snippet
 
 
 def run_python(code: str, **env: str | None) -> str:
@@ -201,9 +202,7 @@ def test_cross_gpu_copy_leaves_the_original():
 
 @pytest.mark.multi_gpu
 def test_model_parallel_snippet_trains_across_two_gpus():
-    out = subprocess.run(
-        [sys.executable, "snippets/multi_gpu/model_parallel.py"], cwd=REPO, capture_output=True, text=True, timeout=300
-    )
+    out = run_snippet("snippets/multi_gpu/model_parallel.py").result(timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["cuda:1", "cuda:0", "cuda:1"]
 

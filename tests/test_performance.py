@@ -6,8 +6,6 @@ run everywhere; the CUDA ones run on the GPU job.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import threading
 import time
 import warnings
@@ -16,7 +14,7 @@ import pytest
 import torch
 from torch import nn
 
-from site_pages import REPO
+from snippet_runs import run_snippet
 
 
 def sync_warnings(step) -> int:
@@ -167,9 +165,7 @@ def test_sync_points_as_the_page_shows_them():
 def test_copies_to_the_gpu_wait_unless_pinned_and_non_blocking():
     # the performance page and the loss-item-every-step erratum: blocking copies wait every time; the
     # sync debug mode reports them, but not whatever the driver waits for on a pageable non-blocking copy
-    result = subprocess.run(
-        [sys.executable, "snippets/performance/copy_waits.py"], cwd=REPO, capture_output=True, text=True, timeout=300
-    )
+    result = run_snippet("snippets/performance/copy_waits.py").result(timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     line = re.compile(r"(.+?) +(waits|returns at once), (reported|not reported)")
     seen = {m[1]: (m[2], m[3]) for m in map(line.fullmatch, result.stdout.splitlines()) if m}

@@ -1,14 +1,16 @@
-"""Every snippet module runs on its own, as a reader who copied it would run it."""
+"""Every snippet module runs on its own, as a reader who copied it would run it: here, unless a page's bash
+block already runs it as a program in each language."""
 
 from __future__ import annotations
 
 import pytest
 
-from codeblocks_plugin import snippets_needing_gpu
+from codeblocks_plugin import snippets_needing_gpu, snippets_run_by_pages
 from site_pages import REPO, SNIPPETS
 from snippet_runs import run_snippet
 
-SNIPPET_FILES = [p.relative_to(REPO).as_posix() for p in sorted(SNIPPETS.rglob("*.py"))]
+SNIPPET_FILES = [rel for p in sorted(SNIPPETS.rglob("*.py"))
+                 if (rel := p.relative_to(REPO).as_posix()) not in snippets_run_by_pages()]
 
 
 def _params():
