@@ -253,8 +253,7 @@ def test_bench_writes_schema_valid_records(bench_records):
         assert record["epochs"] == len(record["seconds_per_epoch"]) == 1
         assert record["warmup_epochs"] == len(record["warmup_seconds"]) == 1
         assert record["train_images"] == 40
-    assert "resident vs dataloader:" in summary and "× faster per epoch" in summary
-    assert "test accuracies differ by 0.00 points: within 0.5" in summary
+    assert len(summary.splitlines()) == 1 + len(files)  # a header, then one line per run
 
 
 def test_bench_writes_nothing_into_the_site_during_tests():
@@ -502,11 +501,9 @@ def test_bench_runs_every_cpu_rung_at_every_batch_size(tiny_mnist, tmp_path, mon
         jsonschema.validate(record, SCHEMA)
         assert record["learning_rate"] == train.LEARNING_RATE
         assert "loader_probe" not in record
-    for batch in (8, 16):
-        assert f"(median, batch size {batch}, " in summary
-        assert f"test accuracies differ by 0.00 points: within 0.5 (batch size {batch})" in summary
-    # no dataloader run at batch size 64, the targets' baseline: said, not guessed
-    assert "targets: not checked (they compare with the dataloader pipeline at batch size 64)" in summary
+    assert len(summary.splitlines()) == 1 + len(records)  # a header, then one line per run
+    for batch in (8, 16):  # same seed, same batches: the rungs train identically on the CPU
+        assert len({r["test_accuracy"] for r in records if r["batch_size"] == batch}) == 1
 
 
 def test_bench_keeps_the_old_batch_size_spelling(tiny_mnist, tmp_path, monkeypatch, capsys):
@@ -544,26 +541,7 @@ def _small_probe(probe):
     return small
 
 
-def test_bench_summary_reports_the_targets():
-    def record(pipeline, batch, seconds, accuracy=91.0, kind="cuda"):
-        return _record(device_kind=kind, pipeline=pipeline, batch_size=batch, median_seconds_per_epoch=seconds,
-                       test_accuracy=accuracy)
-
-    gpu = [record("dataloader", 64, 11.0), record("resident", 64, 0.8), record("resident-graph", 64, 0.05)]
-    assert bench.targets(gpu)[0].endswith(": met")
-    assert "fastest resident-graph at batch size 64, 0.050 s/epoch, 220.0× the dataloader" in bench.targets(gpu)[0]
-    gpu[2]["median_seconds_per_epoch"] = 0.09  # 122× faster, but over 0.08 s
-    assert bench.targets(gpu)[0].endswith(": NOT met")
-    cpu = [record("dataloader", 64, 3.6, kind="cpu"), record("resident", 1024, 0.3, 90.4, kind="cpu")]
-    assert bench.targets(cpu)[0].endswith("(want ≤ 0.5): NOT met")  # 12× faster, but 0.6 points off
-    cpu[1]["test_accuracy"] = 90.6
-    assert bench.targets(cpu)[0].endswith(": met")
-
-
-def test_targets_and_ladder_are_the_same_in_bench_train_hook_and_schema():
-    assert (bench.GPU_TARGET_SECONDS, bench.GPU_TARGET_SPEEDUP, bench.CPU_TARGET_SPEEDUP, bench.ACCURACY_TOLERANCE) \
-        == (benchmarks.GPU_TARGET_SECONDS, benchmarks.GPU_TARGET_SPEEDUP, benchmarks.CPU_TARGET_SPEEDUP,
-            benchmarks.TOLERANCE)
+def test_the_ladder_is_the_same_in_train_hook_and_schema():
     assert benchmarks.LADDER == train.PIPELINES
     assert benchmarks.GPU_ONLY == train.CUDA_ONLY
     assert SCHEMA["properties"]["pipeline"]["enum"] == list(train.PIPELINES)
