@@ -381,9 +381,10 @@ def test_built_page_shows_the_records_with_provenance(built_site, lang):
     html = page.read_text(encoding="utf-8")
     assert "<!-- benchmarks -->" not in html
     records = [json.loads(f.read_text(encoding="utf-8")) for f in RECORDS]
-    shown, _ = benchmarks.latest(records)
+    devices, _ = benchmarks.latest(records)
+    shown = [r for rows in devices.values() for r in rows]
     for record in shown:
-        for text in (f"{record['median_seconds_per_epoch']:.3f}", f"{benchmarks.ms_per_step(record):.3f}",
+        for text in (f"{record['median_seconds_per_epoch']:.3f}", f"{record['ms_per_step']:.3f}",
                      f"{record['images_per_second']:,.0f}",
                      f"{record['test_accuracy']:.2f} %", record["torch_version"], record["date"][:10],
                      record["device_name"]):
@@ -392,13 +393,13 @@ def test_built_page_shows_the_records_with_provenance(built_site, lang):
             assert f"<code>{record['commit'][:7]}</code>" in html
     assert "<svg" in html
     if not any(r["device_kind"] != "cpu" for r in shown):
-        assert benchmarks.TEXT[lang]["no_gpu_title"] in html
+        assert benchmarks.words(lang)["no_gpu_title"] in html
     # the pipelines' accuracies are compared per device and batch size (a larger batch trains differently)
     groups: dict[tuple, list[float]] = {}
     for r in shown:
         groups.setdefault((r["device_name"], r["batch_size"]), []).append(r["test_accuracy"])
     for accuracies in (a for a in groups.values() if len(a) > 1):
-        agree = max(accuracies) - min(accuracies) <= benchmarks.TOLERANCE
+        agree = max(accuracies) - min(accuracies) <= benchmarks.TARGETS["tolerance"]
         verdict = {("en", True): "pipelines <strong>agree within 0.5 points</strong>",
                    ("en", False): "pipelines do <strong>not</strong> agree within 0.5 points",
                    ("zh", True): "<strong>在 0.5 个百分点之内一致</strong>",
@@ -543,8 +544,9 @@ def _small_probe(probe):
 
 def test_the_ladder_is_the_same_in_train_hook_and_schema():
     assert benchmarks.LADDER == train.PIPELINES
-    assert benchmarks.GPU_ONLY == train.CUDA_ONLY
+    assert benchmarks.CUDA_ONLY == train.CUDA_ONLY
     assert SCHEMA["properties"]["pipeline"]["enum"] == list(train.PIPELINES)
+    assert SCHEMA["$defs"]["cuda_only_pipelines"]["enum"] == list(train.CUDA_ONLY)
     assert benchmarks.BATCH_SIZES == (64, 256, 1024)
     assert "--batch-sizes 64 256 1024" in (REPO / "Makefile").read_text(encoding="utf-8")
 
@@ -596,8 +598,8 @@ def test_render_has_one_table_per_device_and_the_chart_lines():
     assert "**Some GPU (cuda; host: 16 CPU cores, 16 thread(s) per op)**" in text
     assert text.count("| Pipeline | Batch size |") == 2
     assert "No GPU measurement" not in text and "<svg" in text
-    shown, _ = benchmarks.latest(records)
-    series = {(key[1], pipeline): points for (key, pipeline), points in benchmarks.chart_series(shown).items()}
+    devices, _ = benchmarks.latest(records)
+    series = {(key[1], pipeline): points for (key, pipeline), points in benchmarks.chart_series(devices).items()}
     assert series == {("Some CPU", "dataloader"): [(64, 3.6)], ("Some CPU", "resident"): [(64, 0.31)],
                       ("Some GPU", "dataloader"): [(64, 11.1)], ("Some GPU", "resident"): [(256, 0.25)]}
 
@@ -655,7 +657,7 @@ def test_built_page_shows_the_h100_rows_and_the_chart(built_site, lang):
     for record in h100:
         assert f"{record['median_seconds_per_epoch']:.3f}" in html
     at_64 = next(r for r in h100 if r["pipeline"] == "resident" and r["batch_size"] == 64)
-    assert f"{benchmarks.ms_per_step(at_64):.3f}" in html and "938" in html
+    assert f"{benchmarks.with_steps(at_64)['ms_per_step']:.3f}" in html and "938" in html
     assert 'class="benchmark-chart"' in html and html.count("<svg") >= 1
     assert "resident-graph" in html  # named among the rungs not measured yet
 
@@ -666,7 +668,8 @@ def test_records_show_the_gpu_losing_at_the_guides_batch_size():
     The guide's code runs eagerly, so the GPU side is its eager pipelines (not the graph-captured rung).
     """
     records = [json.loads(f.read_text(encoding="utf-8")) for f in RECORDS]
-    shown, _ = benchmarks.latest(records)
+    devices, _ = benchmarks.latest(records)
+    shown = [r for rows in devices.values() for r in rows]
     at_64 = [r for r in shown if r["batch_size"] == 64]
     gpu = [r for r in at_64 if r["device_kind"] == "cuda" and r["pipeline"] not in train.CUDA_ONLY]
     cpu = [r for r in at_64 if r["device_kind"] == "cpu" and r["cpu_cores"] == 2]
