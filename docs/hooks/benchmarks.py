@@ -16,6 +16,7 @@ import json
 import math
 import re
 from itertools import groupby, product
+from operator import itemgetter
 from pathlib import Path
 
 import jsonschema
@@ -31,6 +32,8 @@ SCHEMA = json.loads((DATA / "benchmark.schema.json").read_text(encoding="utf-8")
 LADDER = tuple(SCHEMA["properties"]["pipeline"]["enum"])
 CUDA_ONLY = tuple(SCHEMA["$defs"]["cuda_only_pipelines"]["enum"])
 BATCH_SIZES = (64, 256, 1024)  # what `make gpu-job` runs: a device's missing points are counted against these
+_seconds = itemgetter("median_seconds_per_epoch")
+_device_key = itemgetter("device_kind", "device_name", "cpu_cores", "torch_threads")  # one table per device
 TARGETS = {  # the ladder's targets, against the same device's dataloader pipeline at batch 64
     "gpu_seconds": 0.08,  # a GPU's fastest pipeline at batch 64: s/epoch, at most,
     "gpu_speedup": 100,  # ... and at least this many times faster
@@ -75,9 +78,8 @@ def words(lang: str, folder: Path = DATA / "text") -> dict:
         try:
             texts[code] = dict(yaml.safe_load(file.read_text(encoding="utf-8")))
         except (OSError, yaml.YAMLError, TypeError, ValueError) as error:
-            raise PluginError(
-                f"{names[code]}: not a mapping of keys to words ({' '.join(f'{error}'.split())})"
-            ) from None
+            detail = " ".join(str(error).split())  # YAML's messages span lines; the build's error is one line
+            raise PluginError(f"{names[code]}: not a mapping of keys to words ({detail})") from None
     for key, code in product(sorted(set().union(*texts.values())), LANGUAGES):
         if key not in texts[code]:
             raise PluginError(f"{names[code]}: missing key '{key}'")
@@ -88,14 +90,6 @@ def with_steps(r: dict) -> dict:
     """The record with its optimizer steps per epoch (every batch is one, the last maybe smaller) and ms per step."""
     steps = math.ceil(r["train_images"] / r["batch_size"])
     return {**r, "steps": steps, "ms_per_step": 1000 * r["median_seconds_per_epoch"] / steps}
-
-
-def _seconds(r: dict) -> float:
-    return r["median_seconds_per_epoch"]
-
-
-def _device_key(r: dict) -> tuple:
-    return r["device_kind"], r["device_name"], r["cpu_cores"], r["torch_threads"]
 
 
 def latest(records: list[dict]) -> tuple[dict[tuple, list[dict]], int]:
@@ -163,13 +157,17 @@ def versus(devices: dict[tuple, list[dict]], t: dict) -> list[str]:
             k: min((r for r in rows if r["batch_size"] == batch), key=_seconds, default=None)
             for k, rows in devices.items()
         }
-        cpus, gpus = ([k for k, r in at.items() if r and (k[0] == "cpu") == cpu] for cpu in (True, False))
+        cpus = [k for k, r in at.items() if r and k[0] == "cpu"]
+        gpus = [k for k, r in at.items() if r and k[0] != "cpu"]
         if not cpus or not gpus:
             lines.append(t["one_side"].format(batch=batch, have=t["list_sep"].join(k[1] for k in cpus + gpus)))
         for g, c in product((at[k] for k in gpus), (at[k] for k in cpus)):
             lines.append(t["gpu_vs_cpu"].format(g=g, c=c, verdict=_compare(t, _seconds(g), _seconds(c))))
     for key, rows in devices.items():
-        runs = next((runs for p in reversed(LADDER) if len(runs := [r for r in rows if r["pipeline"] == p]) > 1), [])
+        by_rung = [
+            [r for r in rows if r["pipeline"] == p] for p in reversed(LADDER)
+        ]  # the least besides the step first
+        runs = next((runs for runs in by_rung if len(runs) > 1), [])
         if key[0] != "cpu" and runs:
             ms = [r["ms_per_step"] for r in runs]
             items = t["list_sep"].join(
@@ -256,7 +254,7 @@ def chart_svg(devices: dict[tuple, list[dict]], label: str) -> str:
             label_of_line = f"{key[1]} ({key[0]}) · {pipeline}"
             style = "-o" if key[0] == "cpu" else "--s"
             ax.plot(*zip(*points, strict=True), style, color=f"C{LADDER.index(pipeline)}", label=label_of_line)
-        batches = sorted({b for points in chart_series(devices).values() for b, _ in points})
+        batches = sorted({r["batch_size"] for rows in devices.values() for r in rows})
         ax.set_xticks(batches, [str(b) for b in batches], minor=False)
         ax.minorticks_off()
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
