@@ -1,0 +1,329 @@
+"""docs/hooks/benchmarks.py: the records and words it checks, what it renders, and the built MNIST page."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import string
+
+import jsonschema
+import pytest
+import train
+import yaml
+from mkdocs.exceptions import PluginError
+
+import benchmarks  # docs/hooks/benchmarks.py
+from docs_pages import DOCS, REPO
+
+SCHEMA = benchmarks.SCHEMA
+RECORDS = sorted((DOCS / "data" / "benchmarks").glob("*.json"))
+H100_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100"
+H100_RECORDS = sorted((DOCS / "data" / "benchmarks").glob("2026-11-22_cuda_nvidia-h100-80gb-hbm3_*.json"))
+
+
+def _record(**changes) -> dict:
+    """A valid CPU record of the resident pipeline at batch size 64, with changes."""
+    return {
+        "schema_version": 1, "date": "2026-05-10T12:03:01Z", "device_kind": "cpu", "device_name": "Some CPU",
+        "cpu_cores": 2, "torch_threads": 2, "load_average": 0.5, "torch_version": "2.14.1+cu130",
+        "torch_cuda_version": "13.0", "torchvision_version": "0.29.1+cu130", "python_version": "3.11.7",
+        "commit": "0123456789abcdef0123456789abcdef01234567", "commit_dirty": False, "pipeline": "resident",
+        "batch_size": 64, "epochs": 3, "warmup_epochs": 1, "num_workers": 0, "seed": 0, "train_images": 60000,
+        "warmup_seconds": [0.5], "seconds_per_epoch": [0.3, 0.31, 0.32], "median_seconds_per_epoch": 0.31,
+        "setup_seconds": 0.2, "images_per_second": 193548.4, "final_loss": 0.41, "test_accuracy": 90.5,
+        **changes,
+    }
+
+
+def _gpu(**changes) -> dict:
+    return _record(device_kind="cuda", device_name="Some GPU", cpu_cores=16, torch_threads=16, **changes)
+
+
+# ---- one home for the ladder ------------------------------------------------------------------------------
+
+
+def test_the_ladder_is_train_pys_in_the_schema_and_the_hook():
+    assert SCHEMA["properties"]["pipeline"]["enum"] == list(train.PIPELINES)
+    assert SCHEMA["$defs"]["cuda_only_pipelines"]["enum"] == list(train.CUDA_ONLY)
+    assert (benchmarks.LADDER, benchmarks.CUDA_ONLY) == (train.PIPELINES, train.CUDA_ONLY)
+    assert benchmarks.BATCH_SIZES == (64, 256, 1024)
+    assert "--batch-sizes 64 256 1024" in (REPO / "Makefile").read_text(encoding="utf-8")
+
+
+# ---- records: the schema and the loader -------------------------------------------------------------------
+
+
+BROKEN = {
+    "missing-date": (lambda r: r.pop("date"), "date"),
+    "accuracy-as-text": (lambda r: r.update(test_accuracy="90.5"), "test_accuracy"),
+    "accuracy-over-100": (lambda r: r.update(test_accuracy=190.5), "test_accuracy"),
+    "unknown-pipeline": (lambda r: r.update(pipeline="fast"), "pipeline"),
+    "graph-rung-on-a-cpu": (lambda r: r.update(pipeline="resident-graph"), "pipeline"),
+    "short-commit": (lambda r: r.update(commit="0123abc"), "commit"),
+    "date-not-iso": (lambda r: r.update(date="10/05/2026"), "date"),
+    "negative-epoch-time": (lambda r: r.update(seconds_per_epoch=[0.3, -1]), "seconds_per_epoch.1"),
+    "extra-field": (lambda r: r.update(gpu="yes"), "gpu"),
+}
+
+
+def test_the_schema_accepts_a_valid_record():
+    jsonschema.validate(_record(), SCHEMA)
+    jsonschema.validate(_gpu(pipeline="resident-graph"), SCHEMA)
+
+
+@pytest.mark.parametrize(("breakage", "field"), BROKEN.values(), ids=BROKEN.keys())
+def test_the_schema_and_the_hook_reject_a_malformed_record(breakage, field, tmp_path):
+    record = _record()
+    breakage(record)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(record, SCHEMA)
+    (tmp_path / "broken.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(PluginError) as error:
+        benchmarks.load_records(tmp_path, DOCS / "data" / "benchmark.schema.json")
+    assert f"broken.json: field '{field}'" in str(error.value)
+
+
+def test_the_hook_rejects_bad_json(tmp_path):
+    (tmp_path / "cut.json").write_text('{"date": "2026-05-10T', encoding="utf-8")
+    with pytest.raises(PluginError, match=r"cut\.json: not valid JSON"):
+        benchmarks.load_records(tmp_path, DOCS / "data" / "benchmark.schema.json")
+
+
+def test_the_build_step_names_a_malformed_records_file_and_field_in_one_line(tmp_path):
+    """What `mkdocs build` calls first: on_pre_build, on a docs folder holding the schema and a broken record."""
+    data = tmp_path / "docs" / "data"
+    (data / "benchmarks").mkdir(parents=True)
+    shutil.copy(DOCS / "data" / "benchmark.schema.json", data)
+    record = _record()
+    del record["test_accuracy"]
+    (data / "benchmarks" / "2026-05-10_cpu_broken_resident_bs64.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(PluginError) as error:
+        benchmarks.on_pre_build({"docs_dir": str(tmp_path / "docs"), "config_file_path": str(tmp_path / "mkdocs.yml")})
+    assert str(error.value) == ("benchmark record docs/data/benchmarks/2026-05-10_cpu_broken_resident_bs64.json: "
+                                "field 'test_accuracy': 'test_accuracy' is a required property")
+
+
+def test_committed_records_are_schema_valid():
+    assert RECORDS, "no benchmark record committed in docs/data/benchmarks/"
+    for file in RECORDS:
+        jsonschema.validate(json.loads(file.read_text(encoding="utf-8")), SCHEMA)
+
+
+def test_the_h100_records_are_committed_unchanged_and_schema_valid():
+    assert len(H100_RECORDS) == 9
+    records = [json.loads(file.read_text(encoding="utf-8")) for file in H100_RECORDS]
+    for file, record in zip(H100_RECORDS, records, strict=True):
+        jsonschema.validate(record, SCHEMA)
+        assert record["commit"].startswith("b1e3b05") and record["torch_version"] == "2.11.0+cu130"
+        assert record["commit_dirty"] is False
+        if H100_RUN.is_dir():  # the run's own folder, where it is at hand: byte for byte the same
+            assert file.read_bytes() == (H100_RUN / file.name).read_bytes()
+    assert sorted((r["pipeline"], r["batch_size"]) for r in records) == sorted(
+        (p, b) for p in ("dataloader", "dataloader-tuned", "resident") for b in (64, 256, 1024))
+
+
+# ---- words: docs/data/text/<lang>/benchmarks.yml ----------------------------------------------------------
+
+
+def _placeholders(value) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(str(value)) if name}
+
+
+def test_every_language_has_the_same_words_with_the_same_placeholders():
+    en, zh = benchmarks.words("en"), benchmarks.words("zh")
+    assert en.keys() == zh.keys()
+    assert {k: _placeholders(v) for k, v in en.items()} == {k: _placeholders(v) for k, v in zh.items()}
+    assert len(en["headers"]) == len(zh["headers"]) == 7
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_missing_word_stops_the_build_naming_file_and_key(lang, tmp_path):
+    shutil.copytree(DOCS / "data" / "text", tmp_path / "text")
+    file = tmp_path / "text" / lang / "benchmarks.yml"
+    words = yaml.safe_load(file.read_text(encoding="utf-8"))
+    del words["caption"]
+    file.write_text(yaml.safe_dump(words, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(PluginError, match=rf"^{re.escape(str(file))}: missing key 'caption'$"):
+        benchmarks.words("en", tmp_path / "text")
+
+
+def test_unreadable_words_stop_the_build_in_one_line(tmp_path):
+    shutil.copytree(DOCS / "data" / "text", tmp_path / "text")
+    (tmp_path / "text" / "zh" / "benchmarks.yml").write_text("caption: [unclosed\n", encoding="utf-8")
+    with pytest.raises(PluginError) as error:
+        benchmarks.words("en", tmp_path / "text")
+    assert str(error.value).startswith(f"{tmp_path / 'text' / 'zh' / 'benchmarks.yml'}: not a mapping of keys")
+    assert "\n" not in str(error.value)
+
+
+# ---- rendering ---------------------------------------------------------------------------------------------
+
+
+def test_render_without_gpu_records_says_so():
+    records = [_record(pipeline="dataloader", median_seconds_per_epoch=10.0), _record()]
+    sentences = {"en": "No GPU measurement has been published yet", "zh": "目前还没有发布任何 GPU 测量结果"}
+    for lang, sentence in sentences.items():
+        text = benchmarks.render(records, lang)
+        assert sentence in text
+        assert "<svg" in text and "currentColor" in text
+    en = benchmarks.render(records, "en")
+    assert "**32.3× faster**" in en  # 10.0 / 0.31, computed from the records
+    assert "pipelines **agree within 0.5 points**" in en
+    assert "No benchmark record has been published yet." in benchmarks.render([], "en")
+
+
+def test_render_compares_the_tuned_loader_with_the_plain_one():
+    records = [_record(pipeline="dataloader", median_seconds_per_epoch=8.0),
+               _record(pipeline="dataloader-tuned", median_seconds_per_epoch=12.0)]
+    assert "the tuned DataLoader takes 12.00 s per epoch against 8.00 s for the plain one: **1.5× slower**" \
+        in benchmarks.render(records, "en")
+    records[1]["median_seconds_per_epoch"] = 4.0
+    assert "**2.0× faster**" in benchmarks.render(records, "en")
+
+
+def test_render_with_a_gpu_record_shows_it_and_drops_the_note():
+    gpu = _record(device_kind="cuda", device_name="NVIDIA H100 80GB HBM3")
+    text = benchmarks.render([_record(), gpu], "en")
+    assert "NVIDIA H100 80GB HBM3 (cuda; host: 2 CPU cores, 2 thread(s) per op)" in text
+    assert "No GPU measurement" not in text
+
+
+def test_render_reports_disagreeing_accuracies():
+    records = [_record(pipeline="dataloader", test_accuracy=91.0), _record(test_accuracy=90.2)]
+    assert "do **not** agree within 0.5 points" in benchmarks.render(records, "en")
+    assert "**没有**在 0.5 个百分点之内一致" in benchmarks.render(records, "zh")
+
+
+def test_render_keeps_only_the_latest_record_per_configuration():
+    old = _record(date="2026-01-01T00:00:00Z", median_seconds_per_epoch=9.99)
+    text = benchmarks.render([old, _record()], "en")
+    assert "9.99" not in text and "1 older record(s)" in text
+
+
+def test_render_compares_cpu_and_gpu_per_step():
+    records = [_record(pipeline="resident", median_seconds_per_epoch=0.34),
+               _gpu(pipeline="resident", median_seconds_per_epoch=0.8),
+               _gpu(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.05)]
+    en = benchmarks.render(records, "en")
+    # 60 000 images: 938 steps at batch 64, 59 at 1024; 0.8 s / 938 = 0.853 ms, 0.05 s / 59 = 0.847 ms
+    assert ("Batch size 64: the fastest pipeline on **Some GPU** (`resident`, 0.800 s/epoch, 0.853 ms per step "
+            "over 938 steps) is **2.4× slower** than on **Some CPU** (`resident`, 0.340 s/epoch, 0.362 ms per step)"
+            ) in en
+    assert "Batch size 1024: measured on Some GPU only, so no comparison yet." in en
+    assert ("`resident` costs 0.853 ms at batch 64, 0.847 ms at batch 1024 per step: between 0.847 and 0.853 ms at "
+            "every batch size, while an epoch goes from 0.800 to 0.050 s as the steps drop from 938 to 59") in en
+    records.append(_record(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.1))
+    assert "is **2.0× faster** than on **Some CPU** (`resident`, 0.100 s/epoch" in benchmarks.render(records, "en")
+    zh = benchmarks.render(records, "zh")
+    assert "**慢 2.4 倍**" in zh and "**快 2.0 倍**" in zh
+
+
+def test_render_has_one_table_per_device_and_the_chart_lines():
+    records = [_record(pipeline="dataloader", median_seconds_per_epoch=3.6), _record(),
+               _gpu(pipeline="dataloader", median_seconds_per_epoch=11.1),
+               _gpu(pipeline="resident", batch_size=256, median_seconds_per_epoch=0.25)]
+    text = benchmarks.render(records, "en")
+    assert "**Some CPU (CPU, 2 cores, 2 thread(s) per op)**" in text
+    assert "**Some GPU (cuda; host: 16 CPU cores, 16 thread(s) per op)**" in text
+    assert text.count("| Pipeline | Batch size |") == 2
+    assert "No GPU measurement" not in text and "<svg" in text
+    devices, _ = benchmarks.latest(records)
+    series = {(key[1], pipeline): points for (key, pipeline), points in benchmarks.chart_series(devices).items()}
+    assert series == {("Some CPU", "dataloader"): [(64, 3.6)], ("Some CPU", "resident"): [(64, 0.31)],
+                      ("Some GPU", "dataloader"): [(64, 11.1)], ("Some GPU", "resident"): [(256, 0.25)]}
+
+
+def test_render_names_the_rungs_not_measured_yet():
+    records = [_record(pipeline="dataloader"), _gpu(pipeline="resident")]
+    text = benchmarks.render(records, "en")
+    assert ("No record yet on **Some CPU (CPU, 2 cores, 2 thread(s) per op)** for: `dataloader` at batch 256/1024, "
+            "`dataloader-tuned` at batch 64/256/1024, `resident` at batch 64/256/1024.") in text  # no graph on a CPU
+    assert "`resident` at batch 256/1024, `resident-graph` at batch 64/256/1024." in text
+    assert "尚未测量" in benchmarks.render(records, "zh")
+
+
+def test_render_checks_the_targets_from_the_records():
+    records = [_record(pipeline="dataloader", median_seconds_per_epoch=3.6),
+               _record(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.12, test_accuracy=90.2),
+               _gpu(pipeline="dataloader", median_seconds_per_epoch=11.0),
+               _gpu(pipeline="resident-graph", median_seconds_per_epoch=0.05)]
+    text = benchmarks.render(records, "en")
+    assert ("**Some CPU**: best rung `resident` at batch 1024, 0.120 s/epoch, is 30.0× the `dataloader` pipeline at "
+            "batch 64 (target ≥ 10×), test accuracy 0.30 points from it (target ≤ 0.5): **met**.") in text
+    assert ("**Some GPU**, batch 64: fastest pipeline `resident-graph` at 0.050 s/epoch (target ≤ 0.08 s) and 220.0× "
+            "the `dataloader` pipeline (target ≥ 100×), test accuracy 0.00 points from it (target ≤ 0.5): **met**."
+            ) in text
+    records[3]["median_seconds_per_epoch"] = 0.09  # 122× faster, but over 0.08 s
+    assert "122.2× the `dataloader` pipeline (target ≥ 100×), test accuracy 0.00 points from it (target ≤ 0.5): " \
+           "**not met**" in benchmarks.render(records, "en")
+    records[3]["median_seconds_per_epoch"] = 0.8
+    assert "13.8× the `dataloader` pipeline (target ≥ 100×), test accuracy 0.00 points from it (target ≤ 0.5): " \
+           "**not met**" in benchmarks.render(records, "en")
+    records[1]["test_accuracy"] = 89.9  # 30× faster, but 0.6 points off
+    assert "test accuracy 0.60 points from it (target ≤ 0.5): **not met**" in benchmarks.render(records, "en")
+    # without a dataloader run at batch 64, the targets' baseline, no target is checked: said by omission
+    assert "The ladder's targets" not in benchmarks.render(records[1:2] + records[3:], "en")
+
+
+def test_render_splits_the_loader_step_when_probed():
+    probe = {"steps": 200, "threads": 16, "transform_us_per_image": 150.0, "transform_us_per_image_one_thread": 50.0,
+             "make_batch_ms": 10.0, "copy_batch_ms": 0.5, "train_step_ms": 1.25, "copy_us_pageable": 80.0,
+             "copy_us_pinned": 20.0}
+    records = [_record(pipeline="dataloader", median_seconds_per_epoch=3.638),
+               _gpu(pipeline="dataloader", median_seconds_per_epoch=11.1258)]
+    text = benchmarks.render(records, "en")
+    assert ("`dataloader` at batch 64: 11.861 ms per step on the **Some GPU** host (16 cores, 16 threads per op) "
+            "against 3.878 ms on **Some CPU** (2 cores, 2 threads per op): 3.1× slower.") in text
+    assert "No `--probe-loader` record yet for **Some GPU (cuda;" in text
+    records[1]["loader_probe"] = probe
+    jsonschema.validate(records[1], SCHEMA)
+    text = benchmarks.render(records, "en")
+    assert ("per step 10.000 ms waiting for the batch, 0.500 ms copying it to the device, 1.250 ms training") in text
+    assert "150.0 µs with 16 threads per op, 50.0 µs with one" in text
+    assert "80.0 µs from ordinary (pageable) memory, 20.0 µs from pinned memory" in text
+    assert "No `--probe-loader` record yet for **Some GPU" not in text
+    assert "No `--probe-loader` record yet for **Some CPU" in text
+    records[1]["median_seconds_per_epoch"] = 1.8193  # 1.940 ms per step: the GPU host now makes batches faster
+    text = benchmarks.render(records, "en")
+    assert "against 3.878 ms on **Some CPU** (2 cores, 2 threads per op): 2.0× faster." in text
+    assert "每步 3.878 毫秒：快 2.0 倍。" in benchmarks.render(records, "zh")
+
+
+# ---- the built page (one build, shared with the other site tests) ------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_built_page_shows_the_records_with_provenance(built_site, lang):
+    html = (built_site / ("" if lang == "en" else "zh") / "mnist" / "index.html").read_text(encoding="utf-8")
+    assert "<!-- benchmarks -->" not in html
+    devices, _ = benchmarks.latest([json.loads(f.read_text(encoding="utf-8")) for f in RECORDS])
+    shown = [r for rows in devices.values() for r in rows]
+    for record in shown:
+        for text in (f"{record['median_seconds_per_epoch']:.3f}", f"{record['ms_per_step']:.3f}",
+                     f"{record['images_per_second']:,.0f}",
+                     f"{record['test_accuracy']:.2f} %", record["torch_version"], record["date"][:10],
+                     record["device_name"]):
+            assert text in html, text
+        if record["commit"]:
+            assert f"<code>{record['commit'][:7]}</code>" in html
+    assert 'class="benchmark-chart"' in html and "<svg" in html
+    if not any(r["device_kind"] != "cpu" for r in shown):
+        assert benchmarks.words(lang)["no_gpu_title"] in html
+    # the pipelines' accuracies are compared per device and batch size (a larger batch trains differently)
+    groups: dict[tuple, list[float]] = {}
+    for r in shown:
+        groups.setdefault((r["device_name"], r["batch_size"]), []).append(r["test_accuracy"])
+    for accuracies in (a for a in groups.values() if len(a) > 1):
+        agree = max(accuracies) - min(accuracies) <= benchmarks.TARGETS["tolerance"]
+        verdict = {("en", True): "pipelines <strong>agree within 0.5 points</strong>",
+                   ("en", False): "pipelines do <strong>not</strong> agree within 0.5 points",
+                   ("zh", True): "<strong>在 0.5 个百分点之内一致</strong>",
+                   ("zh", False): "<strong>没有</strong>在 0.5 个百分点之内一致"}[lang, agree]
+        assert verdict in html
+    # the H100's rows, and its time per step at the guide's batch size (938 steps of 64 images)
+    assert "NVIDIA H100 80GB HBM3" in html
+    h100 = [json.loads(f.read_text(encoding="utf-8")) for f in H100_RECORDS]
+    at_64 = next(r for r in h100 if r["pipeline"] == "resident" and r["batch_size"] == 64)
+    assert f"{benchmarks.with_steps(at_64)['ms_per_step']:.3f}" in html and "938" in html
+    assert "resident-graph" in html  # named among the rungs not measured yet
