@@ -9,7 +9,6 @@ of seconds per epoch against batch size and a box naming what is not measured ye
 
 from __future__ import annotations
 
-import functools
 import html
 import io
 import json
@@ -19,12 +18,7 @@ from itertools import groupby, product
 from operator import itemgetter
 from pathlib import Path
 
-import jsonschema
-import yaml
-from jsonschema.exceptions import best_match
-from mkdocs.exceptions import PluginError
-
-from page_source import LANGUAGES, REPO
+from site_pages import language_of, load_records, load_text
 
 PLACEHOLDER = "<!-- benchmarks -->"
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -40,50 +34,6 @@ TARGETS = {  # the ladder's targets, against the same device's dataloader pipeli
     "cpu_speedup": 10,  # a CPU's best rung at any batch size
     "tolerance": 0.5,  # test accuracy points from it, at most; also how close the pipelines must agree
 }
-
-
-def _field(error: jsonschema.ValidationError) -> str:
-    """The dotted path of the field a schema error is about, down to the missing or unexpected key."""
-    path = [str(p) for p in error.absolute_path]
-    if error.validator == "required" and isinstance(error.instance, dict):
-        path.append(next(k for k in error.validator_value if k not in error.instance))
-    elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        path.append(sorted(set(error.instance) - set(error.schema.get("properties", {})))[0])
-    return ".".join(path) or "(the whole record)"
-
-
-def load_records(folder: Path, schema_file: Path, shown_from: Path | None = None, kind="benchmark record") -> list:
-    """Every record in folder, each checked against the schema; PluginError names the first bad one."""
-    validator = jsonschema.Draft202012Validator(json.loads(schema_file.read_text(encoding="utf-8")))
-    records = []
-    for path in sorted(folder.glob("*.json")):
-        name = path.relative_to(shown_from).as_posix() if shown_from else path.name
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise PluginError(f"{kind} {name}: not valid JSON ({error})") from None
-        if (error := best_match(validator.iter_errors(record))) is not None:
-            raise PluginError(f"{kind} {name}: field '{_field(error)}': {error.message}")
-        records.append(record)
-    return records
-
-
-@functools.cache
-def words(lang: str, folder: Path = DATA / "text") -> dict:
-    """The page's words in lang; a key that one language's file lacks stops the build, naming file and key."""
-    texts, names = {}, {}
-    for code in LANGUAGES:
-        file = folder / code / "benchmarks.yml"
-        names[code] = file.relative_to(REPO).as_posix() if file.is_relative_to(REPO) else str(file)
-        try:
-            texts[code] = dict(yaml.safe_load(file.read_text(encoding="utf-8")))
-        except (OSError, yaml.YAMLError, TypeError, ValueError) as error:
-            detail = " ".join(str(error).split())  # YAML's messages span lines; the build's error is one line
-            raise PluginError(f"{names[code]}: not a mapping of keys to words ({detail})") from None
-    for key, code in product(sorted(set().union(*texts.values())), LANGUAGES):
-        if key not in texts[code]:
-            raise PluginError(f"{names[code]}: missing key '{key}'")
-    return texts[lang]
 
 
 def with_steps(r: dict) -> dict:
@@ -277,8 +227,8 @@ def _box(title: str, lines: list[str]) -> list[str]:
     return [f'!!! info "{title}"\n' + "\n\n".join(f"    {line}" for line in lines)] if lines else []
 
 
-def render(records: list[dict], lang: str) -> str:
-    t = words(lang)
+def render(records: list[dict], t: dict) -> str:
+    """The page's measured-timings section, in the language of the words t."""
     if not records:
         return "\n\n".join([t["none"], *_box(t["no_gpu_title"], [t["no_gpu"]])])
     devices, older = latest(records)
@@ -301,20 +251,17 @@ def render(records: list[dict], lang: str) -> str:
 
 
 _records: list[dict] = []
+_words: dict[str, dict] = {}
 
 
 def on_pre_build(config) -> None:
     global _records
-    data = Path(config["docs_dir"]) / "data"
-    _records = load_records(
-        data / "benchmarks", data / "benchmark.schema.json", Path(config["config_file_path"]).parent
-    )
-    for lang in LANGUAGES:
-        words(lang)  # a missing key stops the build here, not on the first page that needs it
+    repo = Path(config["config_file_path"]).parent
+    _records = load_records(repo / "docs/data/benchmarks", repo / "docs/data/benchmark.schema.json", repo)
+    _words.update(load_text("benchmarks", repo))
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if PLACEHOLDER not in markdown:
         return markdown
-    lang = getattr(page.file, "locale", None) or page.file.src_uri.split("/", 1)[0]  # set by mkdocs-static-i18n
-    return markdown.replace(PLACEHOLDER, render(_records, lang if lang in LANGUAGES else LANGUAGES[0]))
+    return markdown.replace(PLACEHOLDER, render(_records, _words[language_of(page.file.src_uri)]))

@@ -173,16 +173,24 @@ def translate_comments(lines: list[str], words: dict[str, str]) -> list[str]:
 
 def load_data(path: Path, schema: Path, repo: Path = REPO):
     """A YAML or JSON data file checked against its JSON Schema; one PluginError line names file and field."""
-    name = path.resolve().relative_to(repo.resolve()).as_posix()
+    name = path.resolve().relative_to(repo.resolve()).as_posix() if path.resolve().is_relative_to(repo.resolve()) \
+        else path.name
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise PluginError(f"{name}: not valid YAML ({' '.join(str(error).split())})") from None
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as error:  # JSON's and UTF-8's errors are ValueErrors
+        kind = "JSON" if path.suffix == ".json" else "YAML"
+        raise PluginError(f"{name}: not valid {kind} ({' '.join(str(error).split())})") from None
     validator = jsonschema.Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
     error = best_match(validator.iter_errors(data))
     if error is not None:
         raise PluginError(f"{name}: field '{invalid_field(error)}': {error.message}")
     return data
+
+
+def load_records(folder: Path, schema: Path, repo: Path = REPO) -> list:
+    """Every *.json record in folder, each checked as load_data does."""
+    return [load_data(path, schema, repo) for path in sorted(folder.glob("*.json"))]
 
 
 def invalid_field(error: jsonschema.ValidationError) -> str:

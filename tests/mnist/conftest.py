@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from docs_pages import SNIPPETS
+from site_pages import SNIPPETS
 
 sys.path.insert(0, str(SNIPPETS / "mnist"))  # as when the scripts run: `import train` finds their folder first
 

@@ -20,7 +20,7 @@ import torch
 import train
 
 import benchmarks  # docs/hooks/benchmarks.py: the schema the site checks records against
-from docs_pages import DOCS
+from site_pages import DOCS
 
 CPU_PIPELINES = [p for p in train.PIPELINES if p not in train.CUDA_ONLY]
 COMMITTED = sorted(p.name for p in (DOCS / "data" / "benchmarks").glob("*.json"))  # before any test runs

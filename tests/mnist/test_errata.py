@@ -12,7 +12,7 @@ import train
 from torch import nn
 
 import benchmarks  # docs/hooks/benchmarks.py
-from docs_pages import DOCS, REPO
+from site_pages import DOCS, REPO
 
 
 def test_unflattened_linear_fails_on_an_mnist_batch():

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import string
 
 import jsonschema
 import pytest
 import train
-import yaml
 from mkdocs.exceptions import PluginError
 
 import benchmarks  # docs/hooks/benchmarks.py
-from docs_pages import DOCS, REPO
+from site_pages import DOCS, REPO, load_text
 
 SCHEMA = benchmarks.SCHEMA
 RECORDS = sorted((DOCS / "data" / "benchmarks").glob("*.json"))
 H100_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100"
 H100_RECORDS = sorted((DOCS / "data" / "benchmarks").glob("2026-11-22_cuda_nvidia-h100-80gb-hbm3_*.json"))
+
+WORDS = load_text("benchmarks")
 
 
 def _record(**changes) -> dict:
@@ -100,7 +100,7 @@ def test_the_build_step_names_a_malformed_records_file_and_field_in_one_line(tmp
     (data / "benchmarks" / "2026-05-10_cpu_broken_resident_bs64.json").write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(PluginError) as error:
         benchmarks.on_pre_build({"docs_dir": str(tmp_path / "docs"), "config_file_path": str(tmp_path / "mkdocs.yml")})
-    assert str(error.value) == ("benchmark record docs/data/benchmarks/2026-05-10_cpu_broken_resident_bs64.json: "
+    assert str(error.value) == ("docs/data/benchmarks/2026-05-10_cpu_broken_resident_bs64.json: "
                                 "field 'test_accuracy': 'test_accuracy' is a required property")
 
 
@@ -131,30 +131,10 @@ def _placeholders(value) -> set[str]:
 
 
 def test_every_language_has_the_same_words_with_the_same_placeholders():
-    en, zh = benchmarks.words("en"), benchmarks.words("zh")
+    en, zh = WORDS["en"], WORDS["zh"]
     assert en.keys() == zh.keys()
     assert {k: _placeholders(v) for k, v in en.items()} == {k: _placeholders(v) for k, v in zh.items()}
     assert len(en["headers"]) == len(zh["headers"]) == 7
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_missing_word_stops_the_build_naming_file_and_key(lang, tmp_path):
-    shutil.copytree(DOCS / "data" / "text", tmp_path / "text")
-    file = tmp_path / "text" / lang / "benchmarks.yml"
-    words = yaml.safe_load(file.read_text(encoding="utf-8"))
-    del words["caption"]
-    file.write_text(yaml.safe_dump(words, allow_unicode=True), encoding="utf-8")
-    with pytest.raises(PluginError, match=rf"^{re.escape(str(file))}: missing key 'caption'$"):
-        benchmarks.words("en", tmp_path / "text")
-
-
-def test_unreadable_words_stop_the_build_in_one_line(tmp_path):
-    shutil.copytree(DOCS / "data" / "text", tmp_path / "text")
-    (tmp_path / "text" / "zh" / "benchmarks.yml").write_text("caption: [unclosed\n", encoding="utf-8")
-    with pytest.raises(PluginError) as error:
-        benchmarks.words("en", tmp_path / "text")
-    assert str(error.value).startswith(f"{tmp_path / 'text' / 'zh' / 'benchmarks.yml'}: not a mapping of keys")
-    assert "\n" not in str(error.value)
 
 
 # ---- rendering ---------------------------------------------------------------------------------------------
@@ -164,40 +144,40 @@ def test_render_without_gpu_records_says_so():
     records = [_record(pipeline="dataloader", median_seconds_per_epoch=10.0), _record()]
     sentences = {"en": "No GPU measurement has been published yet", "zh": "目前还没有发布任何 GPU 测量结果"}
     for lang, sentence in sentences.items():
-        text = benchmarks.render(records, lang)
+        text = benchmarks.render(records, WORDS[lang])
         assert sentence in text
         assert "<svg" in text and "currentColor" in text
-    en = benchmarks.render(records, "en")
+    en = benchmarks.render(records, WORDS["en"])
     assert "**32.3× faster**" in en  # 10.0 / 0.31, computed from the records
     assert "pipelines **agree within 0.5 points**" in en
-    assert "No benchmark record has been published yet." in benchmarks.render([], "en")
+    assert "No benchmark record has been published yet." in benchmarks.render([], WORDS["en"])
 
 
 def test_render_compares_the_tuned_loader_with_the_plain_one():
     records = [_record(pipeline="dataloader", median_seconds_per_epoch=8.0),
                _record(pipeline="dataloader-tuned", median_seconds_per_epoch=12.0)]
     assert "the tuned DataLoader takes 12.00 s per epoch against 8.00 s for the plain one: **1.5× slower**" \
-        in benchmarks.render(records, "en")
+        in benchmarks.render(records, WORDS["en"])
     records[1]["median_seconds_per_epoch"] = 4.0
-    assert "**2.0× faster**" in benchmarks.render(records, "en")
+    assert "**2.0× faster**" in benchmarks.render(records, WORDS["en"])
 
 
 def test_render_with_a_gpu_record_shows_it_and_drops_the_note():
     gpu = _record(device_kind="cuda", device_name="NVIDIA H100 80GB HBM3")
-    text = benchmarks.render([_record(), gpu], "en")
+    text = benchmarks.render([_record(), gpu], WORDS["en"])
     assert "NVIDIA H100 80GB HBM3 (cuda; host: 2 CPU cores, 2 thread(s) per op)" in text
     assert "No GPU measurement" not in text
 
 
 def test_render_reports_disagreeing_accuracies():
     records = [_record(pipeline="dataloader", test_accuracy=91.0), _record(test_accuracy=90.2)]
-    assert "do **not** agree within 0.5 points" in benchmarks.render(records, "en")
-    assert "**没有**在 0.5 个百分点之内一致" in benchmarks.render(records, "zh")
+    assert "do **not** agree within 0.5 points" in benchmarks.render(records, WORDS["en"])
+    assert "**没有**在 0.5 个百分点之内一致" in benchmarks.render(records, WORDS["zh"])
 
 
 def test_render_keeps_only_the_latest_record_per_configuration():
     old = _record(date="2026-01-01T00:00:00Z", median_seconds_per_epoch=9.99)
-    text = benchmarks.render([old, _record()], "en")
+    text = benchmarks.render([old, _record()], WORDS["en"])
     assert "9.99" not in text and "1 older record(s)" in text
 
 
@@ -205,7 +185,7 @@ def test_render_compares_cpu_and_gpu_per_step():
     records = [_record(pipeline="resident", median_seconds_per_epoch=0.34),
                _gpu(pipeline="resident", median_seconds_per_epoch=0.8),
                _gpu(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.05)]
-    en = benchmarks.render(records, "en")
+    en = benchmarks.render(records, WORDS["en"])
     # 60 000 images: 938 steps at batch 64, 59 at 1024; 0.8 s / 938 = 0.853 ms, 0.05 s / 59 = 0.847 ms
     assert ("Batch size 64: the fastest pipeline on **Some GPU** (`resident`, 0.800 s/epoch, 0.853 ms per step "
             "over 938 steps) is **2.4× slower** than on **Some CPU** (`resident`, 0.340 s/epoch, 0.362 ms per step)"
@@ -214,8 +194,9 @@ def test_render_compares_cpu_and_gpu_per_step():
     assert ("`resident` costs 0.853 ms at batch 64, 0.847 ms at batch 1024 per step: between 0.847 and 0.853 ms at "
             "every batch size, while an epoch goes from 0.800 to 0.050 s as the steps drop from 938 to 59") in en
     records.append(_record(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.1))
-    assert "is **2.0× faster** than on **Some CPU** (`resident`, 0.100 s/epoch" in benchmarks.render(records, "en")
-    zh = benchmarks.render(records, "zh")
+    en = benchmarks.render(records, WORDS["en"])
+    assert "is **2.0× faster** than on **Some CPU** (`resident`, 0.100 s/epoch" in en
+    zh = benchmarks.render(records, WORDS["zh"])
     assert "**慢 2.4 倍**" in zh and "**快 2.0 倍**" in zh
 
 
@@ -223,7 +204,7 @@ def test_render_has_one_table_per_device_and_the_chart_lines():
     records = [_record(pipeline="dataloader", median_seconds_per_epoch=3.6), _record(),
                _gpu(pipeline="dataloader", median_seconds_per_epoch=11.1),
                _gpu(pipeline="resident", batch_size=256, median_seconds_per_epoch=0.25)]
-    text = benchmarks.render(records, "en")
+    text = benchmarks.render(records, WORDS["en"])
     assert "**Some CPU (CPU, 2 cores, 2 thread(s) per op)**" in text
     assert "**Some GPU (cuda; host: 16 CPU cores, 16 thread(s) per op)**" in text
     assert text.count("| Pipeline | Batch size |") == 2
@@ -236,11 +217,11 @@ def test_render_has_one_table_per_device_and_the_chart_lines():
 
 def test_render_names_the_rungs_not_measured_yet():
     records = [_record(pipeline="dataloader"), _gpu(pipeline="resident")]
-    text = benchmarks.render(records, "en")
+    text = benchmarks.render(records, WORDS["en"])
     assert ("No record yet on **Some CPU (CPU, 2 cores, 2 thread(s) per op)** for: `dataloader` at batch 256/1024, "
             "`dataloader-tuned` at batch 64/256/1024, `resident` at batch 64/256/1024.") in text  # no graph on a CPU
     assert "`resident` at batch 256/1024, `resident-graph` at batch 64/256/1024." in text
-    assert "尚未测量" in benchmarks.render(records, "zh")
+    assert "尚未测量" in benchmarks.render(records, WORDS["zh"])
 
 
 def test_render_checks_the_targets_from_the_records():
@@ -248,7 +229,7 @@ def test_render_checks_the_targets_from_the_records():
                _record(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.12, test_accuracy=90.2),
                _gpu(pipeline="dataloader", median_seconds_per_epoch=11.0),
                _gpu(pipeline="resident-graph", median_seconds_per_epoch=0.05)]
-    text = benchmarks.render(records, "en")
+    text = benchmarks.render(records, WORDS["en"])
     assert ("**Some CPU**: best rung `resident` at batch 1024, 0.120 s/epoch, is 30.0× the `dataloader` pipeline at "
             "batch 64 (target ≥ 10×), test accuracy 0.30 points from it (target ≤ 0.5): **met**.") in text
     assert ("**Some GPU**, batch 64: fastest pipeline `resident-graph` at 0.050 s/epoch (target ≤ 0.08 s) and 220.0× "
@@ -256,14 +237,14 @@ def test_render_checks_the_targets_from_the_records():
             ) in text
     records[3]["median_seconds_per_epoch"] = 0.09  # 122× faster, but over 0.08 s
     assert "122.2× the `dataloader` pipeline (target ≥ 100×), test accuracy 0.00 points from it (target ≤ 0.5): " \
-           "**not met**" in benchmarks.render(records, "en")
+           "**not met**" in benchmarks.render(records, WORDS["en"])
     records[3]["median_seconds_per_epoch"] = 0.8
     assert "13.8× the `dataloader` pipeline (target ≥ 100×), test accuracy 0.00 points from it (target ≤ 0.5): " \
-           "**not met**" in benchmarks.render(records, "en")
+           "**not met**" in benchmarks.render(records, WORDS["en"])
     records[1]["test_accuracy"] = 89.9  # 30× faster, but 0.6 points off
-    assert "test accuracy 0.60 points from it (target ≤ 0.5): **not met**" in benchmarks.render(records, "en")
+    assert "test accuracy 0.60 points from it (target ≤ 0.5): **not met**" in benchmarks.render(records, WORDS["en"])
     # without a dataloader run at batch 64, the targets' baseline, no target is checked: said by omission
-    assert "The ladder's targets" not in benchmarks.render(records[1:2] + records[3:], "en")
+    assert "The ladder's targets" not in benchmarks.render(records[1:2] + records[3:], WORDS["en"])
 
 
 def test_render_splits_the_loader_step_when_probed():
@@ -272,22 +253,22 @@ def test_render_splits_the_loader_step_when_probed():
              "copy_us_pinned": 20.0}
     records = [_record(pipeline="dataloader", median_seconds_per_epoch=3.638),
                _gpu(pipeline="dataloader", median_seconds_per_epoch=11.1258)]
-    text = benchmarks.render(records, "en")
+    text = benchmarks.render(records, WORDS["en"])
     assert ("`dataloader` at batch 64: 11.861 ms per step on the **Some GPU** host (16 cores, 16 threads per op) "
             "against 3.878 ms on **Some CPU** (2 cores, 2 threads per op): 3.1× slower.") in text
     assert "No `--probe-loader` record yet for **Some GPU (cuda;" in text
     records[1]["loader_probe"] = probe
     jsonschema.validate(records[1], SCHEMA)
-    text = benchmarks.render(records, "en")
+    text = benchmarks.render(records, WORDS["en"])
     assert ("per step 10.000 ms waiting for the batch, 0.500 ms copying it to the device, 1.250 ms training") in text
     assert "150.0 µs with 16 threads per op, 50.0 µs with one" in text
     assert "80.0 µs from ordinary (pageable) memory, 20.0 µs from pinned memory" in text
     assert "No `--probe-loader` record yet for **Some GPU" not in text
     assert "No `--probe-loader` record yet for **Some CPU" in text
     records[1]["median_seconds_per_epoch"] = 1.8193  # 1.940 ms per step: the GPU host now makes batches faster
-    text = benchmarks.render(records, "en")
+    text = benchmarks.render(records, WORDS["en"])
     assert "against 3.878 ms on **Some CPU** (2 cores, 2 threads per op): 2.0× faster." in text
-    assert "每步 3.878 毫秒：快 2.0 倍。" in benchmarks.render(records, "zh")
+    assert "每步 3.878 毫秒：快 2.0 倍。" in benchmarks.render(records, WORDS["zh"])
 
 
 # ---- the built page (one build, shared with the other site tests) ------------------------------------------
@@ -309,7 +290,7 @@ def test_built_page_shows_the_records_with_provenance(built_site, lang):
             assert f"<code>{record['commit'][:7]}</code>" in html
     assert 'class="benchmark-chart"' in html and "<svg" in html
     if not any(r["device_kind"] != "cpu" for r in shown):
-        assert benchmarks.words(lang)["no_gpu_title"] in html
+        assert WORDS[lang]["no_gpu_title"] in html
     # the pipelines' accuracies are compared per device and batch size (a larger batch trains differently)
     groups: dict[tuple, list[float]] = {}
     for r in shown:

@@ -15,8 +15,8 @@ import torch
 import train
 from torch import nn
 
-from docs_pages import REPO
 from mnist_data import ensure_local_mnist
+from site_pages import REPO
 
 LAST_LINE = re.compile(r"^loss (\d+\.\d{3}) · test accuracy (\d+\.\d)% · (\d+\.\d{2}) s/epoch \(median\)$")
 HAS_CUDA = torch.cuda.is_available() and torch.cuda.device_count() > 0
