@@ -24,7 +24,7 @@ def _params():
 def _started(request):
     """Start every runnable snippet at once, two at a time in the background; each test waits for its own."""
     runnable = [item.callspec.params["snippet"] for item in request.session.items
-                if item.module is request.module and not item.get_closest_marker("skip")]
+                if getattr(item, "module", None) is request.module and not item.get_closest_marker("skip")]
     for snippet in runnable:
         run_snippet(snippet)
 
