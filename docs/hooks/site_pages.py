@@ -39,14 +39,10 @@ def settings(repo: Path = REPO) -> dict:
         return yaml_load(f)
 
 
-def _i18n_languages() -> list[dict]:
-    return next(p["i18n"]["languages"] for p in settings()["plugins"] if isinstance(p, dict) and "i18n" in p)
-
-
 # the default language first: it is served at the site root, the others under /<locale>/
-LANGUAGES = tuple(sorted((lang["locale"] for lang in _i18n_languages()),
-                         key=lambda loc: not any(lang.get("default") and lang["locale"] == loc
-                                                 for lang in _i18n_languages())))
+LANGUAGES = tuple(lang["locale"] for lang in sorted(
+    next(p["i18n"]["languages"] for p in settings()["plugins"] if isinstance(p, dict) and "i18n" in p),
+    key=lambda lang: not lang.get("default")))
 
 
 def language_of(src_uri: str) -> str:
