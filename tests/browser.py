@@ -78,14 +78,6 @@ def new_context(browser):
     return make
 
 
-@pytest.fixture
-def page(new_context):
-    """A page in a fresh context of its own (nothing remembered from other tests), closed after the test."""
-    context = new_context()
-    yield context.new_page()
-    context.close()
-
-
 @dataclass
 class Recorder:
     """Everything a page requested and every error it logged, from the moment it is attached."""

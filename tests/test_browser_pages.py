@@ -81,9 +81,13 @@ def findings(new_context, origin):
     return load
 
 
-def _assert_none(problems: list[str] | Exception, heading: str, sep: str = "\n") -> None:
-    if isinstance(problems, Exception):
-        raise problems
+def _problems(found: list[str] | Exception) -> list[str]:
+    if isinstance(found, Exception):
+        raise found
+    return found
+
+
+def _fail_on(problems: list[str], heading: str, sep: str = "\n") -> None:
     if problems:
         pytest.fail(f"{heading}:\n" + sep.join(problems), pytrace=False)
 
@@ -91,13 +95,13 @@ def _assert_none(problems: list[str] | Exception, heading: str, sep: str = "\n")
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)
 def test_page_loads_offline_without_errors(findings, doc):
     """Nothing is requested outside localhost and nothing logs an error while the page loads and is used."""
-    _assert_none(findings(doc.url, doc).offline, f"/{doc.url}")
+    _fail_on(_problems(findings(doc.url, doc).offline), f"/{doc.url}")
 
 
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)
 def test_page_has_no_serious_accessibility_violations(findings, doc):
     """axe-core finds no serious or critical violation (light scheme; the colour rules in the dark one too)."""
-    _assert_none(findings(doc.url, doc).axe, f"axe-core on /{doc.url}")
+    _fail_on(_problems(findings(doc.url, doc).axe), f"axe-core on /{doc.url}")
 
 
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)
@@ -105,7 +109,7 @@ def test_copy_buttons_copy_the_included_code(findings, doc):
     """Every Python block's copy button copies exactly the included snippet, comments in the page's language."""
     if not any(f.syntax in PYTHON for f in fences(doc.text())):
         pytest.skip("no Python block on this page")
-    _assert_none(findings(doc.url, doc).copy, f"/{doc.url}", sep="\n\n")
+    _fail_on(_problems(findings(doc.url, doc).copy), f"/{doc.url}", sep="\n\n")
 
 
 def _other_pages(built_site) -> list[str]:
@@ -116,19 +120,13 @@ def _other_pages(built_site) -> list[str]:
 
 
 def test_other_built_pages_load_offline_without_errors(findings, built_site):
-    problems = [f"/{rel}: {p}" for rel in _other_pages(built_site) for p in _or_raise(findings(rel).offline)]
-    _assert_none(problems, "pages that no docs/<lang>/*.md makes")
+    problems = [f"/{rel}: {p}" for rel in _other_pages(built_site) for p in _problems(findings(rel).offline)]
+    _fail_on(problems, "pages that no docs/<lang>/*.md makes")
 
 
 def test_other_built_pages_have_no_serious_accessibility_violations(findings, built_site):
-    problems = [f"axe-core on /{rel}: {p}" for rel in _other_pages(built_site) for p in _or_raise(findings(rel).axe)]
-    _assert_none(problems, "pages that no docs/<lang>/*.md makes")
-
-
-def _or_raise(problems: list[str] | Exception) -> list[str]:
-    if isinstance(problems, Exception):
-        raise problems
-    return problems
+    problems = [f"axe-core on /{rel}: {p}" for rel in _other_pages(built_site) for p in _problems(findings(rel).axe)]
+    _fail_on(problems, "pages that no docs/<lang>/*.md makes")
 
 
 def _axe_problems(page) -> list[str]:
@@ -268,8 +266,9 @@ def _choose_language(page, lang: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["index.md", "devices.md"])
-def test_language_selector_by_hand(page, origin, name):
+def test_language_selector_by_hand(reading_page, origin, name):
     """Open the header's language menu, pick the other language, land on the same page there; and back."""
+    page = reading_page
     home = Page(LANGUAGES[0], name)
     page.goto(f"{origin}/{home.url}")
     for lang in LANGUAGES[1:]:
@@ -285,7 +284,8 @@ def test_language_selector_by_hand(page, origin, name):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_palette_toggle_switches_light_and_dark(page, origin, lang):
+def test_palette_toggle_switches_light_and_dark(new_context, origin, lang):
+    page = new_context().new_page()  # a context of its own: nothing remembered from other tests
     page.goto(f"{origin}/{Page(lang, 'index.md').url}")
     body = page.locator("body")
     toggle = page.locator(PALETTE_TOGGLE)
@@ -327,8 +327,9 @@ def test_navigation_drawer_opens_on_a_phone(new_context, origin, lang):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_screenshots_of_home_and_devices(page, origin, lang):
+def test_screenshots_of_home_and_devices(reading_page, origin, lang):
     """Full-page screenshots into test-artifacts/ (git-ignored), for a human or CI to look at."""
+    page = reading_page
     ARTIFACTS.mkdir(exist_ok=True)
     for name, shot in (("index.md", "home"), ("devices.md", "devices")):
         page.goto(f"{origin}/{Page(lang, name).url}")
