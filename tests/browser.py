@@ -13,7 +13,6 @@ import os
 import shutil
 import sys
 import threading
-from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -23,7 +22,6 @@ from playwright.sync_api import sync_playwright
 # besides Playwright's own flags for headless runs (no sandbox, no background networking, sync or updates)
 CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic"]
 DESKTOP = {"width": 1280, "height": 900}
-TIMEOUT_MS = 15_000
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -48,14 +46,12 @@ def origin(built_site):
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    server.server_close()  # shutdown() has returned once serve_forever() has, so the thread is done
 
 
 @pytest.fixture(scope="session")
 def browser():
-    chromium = shutil.which("chromium")
-    if chromium is None:
+    if (chromium := shutil.which("chromium")) is None:
         message = "Chromium is not installed (apt-get install chromium)"
         if os.environ.get("CI"):
             pytest.fail(f"{message}; CI must run the browser tests", pytrace=False)
@@ -72,27 +68,25 @@ def new_context(browser):
 
     def make(**options):
         context = browser.new_context(**{"viewport": DESKTOP, **options})
-        context.set_default_timeout(TIMEOUT_MS)
+        context.set_default_timeout(15_000)
         return context
 
     return make
 
 
-@dataclass
+_SITEMAP_PROBES_JS = (
+    "() => [...document.querySelectorAll('link[rel=alternate]')].map(l => new URL('sitemap.xml', l.href).href)"
+)
+
+
 class Recorder:
-    """Everything a page requested and every error it logged, from the moment it is attached."""
+    """Everything a page requested and every error it logged, from the moment it is made."""
 
-    requests: list[str] = field(default_factory=list)
-    console_errors: list[tuple[str, str]] = field(default_factory=list)  # (text, url of the location)
-    page_errors: list[str] = field(default_factory=list)
-
-    @classmethod
-    def attach(cls, page) -> Recorder:
-        rec = cls()
-        page.on("request", lambda request: rec.requests.append(request.url))
-        page.on("console", lambda m: m.type == "error" and rec.console_errors.append((m.text, m.location["url"])))
-        page.on("pageerror", lambda error: rec.page_errors.append(str(error)))
-        return rec
+    def __init__(self, page):
+        self.requests, self.console_errors, self.page_errors = [], [], []  # console: (text, url of the location)
+        page.on("request", lambda request: self.requests.append(request.url))
+        page.on("console", lambda m: m.type == "error" and self.console_errors.append((m.text, m.location["url"])))
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
 
     def outside(self, origin: str) -> list[str]:
         return [u for u in self.requests if not u.startswith((f"{origin}/", "data:", "blob:"))]
@@ -105,10 +99,7 @@ class Recorder:
         points those links at pages, not at language roots, so the probes 404 and Chrome logs "Failed to
         load resource" for each. That and only that is tolerated: any other failed load is reported.
         """
-        probes = set(
-            page.evaluate("""() => [...document.querySelectorAll("link[rel=alternate]")]
-                                        .map(link => new URL("sitemap.xml", link.href).href)""")
-        )
+        probes = set(page.evaluate(_SITEMAP_PROBES_JS))
         errors = [
             f"console error: {text} ({url})"
             for text, url in self.console_errors
@@ -117,13 +108,36 @@ class Recorder:
         return errors + [f"uncaught exception: {e}" for e in self.page_errors]
 
 
-def run_axe(page, options: dict) -> list[dict]:
-    """axe-core's violations on the loaded page; axe.min.js as vendored by axe-playwright-python, no CDN."""
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(
-            path=str(Path(importlib.util.find_spec("axe_playwright_python").origin).parent / "axe.min.js")
-        )
-    return page.evaluate("options => axe.run(document, options).then(r => r.violations)", options)
+AXE = Path(importlib.util.find_spec("axe_playwright_python").origin).parent / "axe.min.js"  # vendored: no CDN
+PALETTE_TOGGLE = "form[data-md-component=palette] label:not([hidden])"
+# the axe rules whose outcome depends on the colour scheme (run again in the dark scheme)
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+# JS: axe-core in the light scheme (every rule), then, after the palette toggle, in the dark scheme (the colour
+# rules): {scheme: the one the page opened in, light: violations, dark: violations, or null if the toggle did
+# not switch, absent if there is none}. It waits for a timer first, so that evaluate() returns at once and
+# pages in other contexts run axe side by side (one per core); the wait for the scheme is bounded.
+_AXE_BOTH_SCHEMES_JS = """
+async ([toggle, colourRules]) => {
+  const pause = ms => new Promise(ok => setTimeout(ok, ms));
+  const scheme = () => document.body.getAttribute("data-md-color-scheme");
+  const run = async options => (await axe.run(document, {resultTypes: ["violations"], ...options})).violations;
+  await pause(0);
+  const found = {scheme: scheme(), light: await run({})};
+  const label = document.querySelector(toggle);
+  if (!label) return found;
+  label.click();
+  for (let i = 0; i < 100 && scheme() !== "slate"; i++) await pause(50);
+  await Promise.all(document.getAnimations().map(a => a.finished));  // colour transitions
+  found.dark = scheme() === "slate" ? await run({runOnly: {type: "rule", values: colourRules}}) : null;
+  return found;
+}
+"""
+
+
+def start_axe(page) -> None:
+    """Start axe on the loaded page in both schemes; `window.axeFound` is the promise of what it finds."""
+    page.add_script_tag(path=str(AXE))
+    page.evaluate(f"args => {{ window.axeFound = ({_AXE_BOTH_SCHEMES_JS})(args) }}", [PALETTE_TOGGLE, COLOUR_RULES])
 
 
 def describe_violations(violations: list[dict]) -> str:

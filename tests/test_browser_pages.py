@@ -8,14 +8,13 @@ browser.py; search has its own file, test_browser_search.py.
 from __future__ import annotations
 
 import difflib
-import functools
 import textwrap
 from dataclasses import dataclass
 
 import pytest
 from playwright.sync_api import expect
 
-from browser import Recorder, describe_violations, run_axe
+from browser import PALETTE_TOGGLE, Recorder, describe_violations, start_axe
 from site_pages import LANGUAGES, REPO, Page, expand_includes, fences, pages
 
 pytest_plugins = ["browser"]
@@ -26,9 +25,6 @@ PYTHON = {"python", "py"}  # the syntaxes whose blocks readers copy as Python (p
 PHONE = {"width": 390, "height": 844}
 ARTIFACTS = REPO / "test-artifacts"
 SERIOUS = {"serious", "critical"}
-# the axe rules whose outcome depends on the colour scheme (run again in the dark scheme)
-COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-PALETTE_TOGGLE = "form[data-md-component=palette] label:not([hidden])"
 
 
 # --------------------------------------------------------------------------- one load of a page, three checks
@@ -51,34 +47,52 @@ def _checked(check, *args) -> list[str] | Exception:
 
 
 @pytest.fixture(scope="session")
-def findings(new_context, origin):
-    """Load a page (a URL path under the site root) once and run every check on it; later calls reuse that.
+def findings(new_context, origin, built_site):
+    """Findings of a page (a URL path under the site root), loaded once and checked every way.
 
-    The pages share one context with a cleared storage per load, so each shows as to a first visitor
-    (light scheme). The network is left to go quiet while axe and the copy check run, and everything
-    requested or logged up to then counts for the offline check.
+    Each page gets a fresh context, as for a first visitor (light scheme). While one page is checked, the
+    next one in order loads and runs axe alongside (axe takes most of the time, one core each). The
+    network is left to go quiet while axe and the copy check run; everything requested or logged up to
+    then counts for the offline check.
     """
-    context = new_context()
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
-    context.add_init_script("localStorage.clear(); sessionStorage.clear()")
+    docs = {p.url: p for p in PAGES} | {rel: None for rel in _other_pages(built_site)}
+    order, started, done = list(docs), {}, {}
 
-    @functools.cache
-    def load(path: str, doc: Page | None = None) -> Findings:
+    def start(path: str):
+        context = new_context()
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
         page = context.new_page()
-        rec = Recorder.attach(page)
-        response = page.goto(f"{origin}/{path}", wait_until="load")
-        axe = _checked(_axe_problems, page)
-        copy = _checked(_copy_problems, page, doc) if doc else []
+        rec = Recorder(page)
+        try:
+            response = page.goto(f"{origin}/{path}", wait_until="load")
+            start_axe(page)
+        except Exception as error:  # reported by every check of this page, in its own test
+            return context, page, rec, error
+        return context, page, rec, response
+
+    def finish(path: str, context, page, rec, response) -> Findings:
+        if isinstance(response, Exception):
+            return Findings(response, response, response)
+        axe = _checked(lambda: _axe_problems(page.evaluate("() => window.axeFound")))
+        copy = _checked(_copy_problems, page, docs[path]) if docs[path] else []
         page.wait_for_load_state("networkidle")
         offline = [] if response is not None and response.ok else [f"HTTP {response and response.status}"]
         offline += [f"request leaves localhost: {u}" for u in rec.outside(origin)]
         offline += rec.unexpected_errors(page)
         if not page.evaluate("typeof window.document$ !== 'undefined'"):
             offline.append("Material's JavaScript did not start (no window.document$): no search, palette, copy")
-        page.close()
+        context.close()
         return Findings(offline, axe, copy)
 
-    return load
+    def get(path: str) -> Findings:
+        if path not in done:
+            for p in (path, *order[order.index(path) + 1 :][:1]):
+                if p not in started and p not in done:
+                    started[p] = start(p)
+            done[path] = finish(path, *started.pop(path))
+        return done[path]
+
+    return get
 
 
 def _problems(found: list[str] | Exception) -> list[str]:
@@ -95,13 +109,13 @@ def _fail_on(problems: list[str], heading: str, sep: str = "\n") -> None:
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)
 def test_page_loads_offline_without_errors(findings, doc):
     """Nothing is requested outside localhost and nothing logs an error while the page loads and is used."""
-    _fail_on(_problems(findings(doc.url, doc).offline), f"/{doc.url}")
+    _fail_on(_problems(findings(doc.url).offline), f"/{doc.url}")
 
 
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)
 def test_page_has_no_serious_accessibility_violations(findings, doc):
     """axe-core finds no serious or critical violation (light scheme; the colour rules in the dark one too)."""
-    _fail_on(_problems(findings(doc.url, doc).axe), f"axe-core on /{doc.url}")
+    _fail_on(_problems(findings(doc.url).axe), f"axe-core on /{doc.url}")
 
 
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)
@@ -109,7 +123,7 @@ def test_copy_buttons_copy_the_included_code(findings, doc):
     """Every Python block's copy button copies exactly the included snippet, comments in the page's language."""
     if not any(f.syntax in PYTHON for f in fences(doc.text())):
         pytest.skip("no Python block on this page")
-    _fail_on(_problems(findings(doc.url, doc).copy), f"/{doc.url}", sep="\n\n")
+    _fail_on(_problems(findings(doc.url).copy), f"/{doc.url}", sep="\n\n")
 
 
 def _other_pages(built_site) -> list[str]:
@@ -129,23 +143,17 @@ def test_other_built_pages_have_no_serious_accessibility_violations(findings, bu
     _fail_on(problems, "pages that no docs/<lang>/*.md makes")
 
 
-def _axe_problems(page) -> list[str]:
-    """axe-core on the loaded page: serious or critical violations in the light scheme, then those of the
-    colour rules after switching to the dark scheme with the palette toggle."""
-    body = page.locator("body")
-    expect(body).to_have_attribute("data-md-color-scheme", "default")
-    report = []
-    light = [v for v in run_axe(page, {"resultTypes": ["violations"]}) if v["impact"] in SERIOUS]
+def _axe_problems(found: dict) -> list[str]:
+    """Serious or critical violations in the light scheme, then those of the colour rules in the dark one."""
+    report = [] if found["scheme"] == "default" else [f"the page opened in the {found['scheme']!r} scheme"]
+    light = [v for v in found["light"] if v["impact"] in SERIOUS]
     if light:
         report.append("light scheme:\n" + describe_violations(light))
-    toggle = page.locator(PALETTE_TOGGLE)
-    if toggle.count() == 0:
+    if "dark" not in found:
         return [*report, "no palette toggle to show (Material's JavaScript did not run?): dark scheme unchecked"]
-    toggle.click()
-    expect(body).to_have_attribute("data-md-color-scheme", "slate")
-    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")  # colour transitions
-    options = {"runOnly": {"type": "rule", "values": COLOUR_RULES}, "resultTypes": ["violations"]}
-    dark = [v for v in run_axe(page, options) if v["impact"] in SERIOUS]
+    if found["dark"] is None:
+        return [*report, "the palette toggle did not switch to the dark scheme: dark scheme unchecked"]
+    dark = [v for v in found["dark"] if v["impact"] in SERIOUS]
     if dark:
         report.append("dark scheme (colour rules):\n" + describe_violations(dark))
     return report

@@ -78,7 +78,7 @@ def home(new_context, origin):
     @functools.cache
     def load(lang: str):
         page = new_context().new_page()
-        rec = Recorder.attach(page)
+        rec = Recorder(page)
         page.goto(f"{origin}/{Page(lang, 'index.md').url}")
         return page, rec
 
