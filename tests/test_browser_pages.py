@@ -86,7 +86,8 @@ def findings(new_context, origin, built_site):
 
     def get(path: str) -> Findings:
         if path not in done:
-            for p in (path, *order[order.index(path) + 1 :][:1]):
+            following = order[order.index(path) + 1 : order.index(path) + 2]  # loads while this one is checked
+            for p in [path, *following]:
                 if p not in started and p not in done:
                     started[p] = start(p)
             done[path] = finish(path, *started.pop(path))
