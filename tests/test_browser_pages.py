@@ -1,0 +1,348 @@
+"""Every page of the built site in a real browser (Debian's Chromium driven by Playwright), both languages.
+
+What a reader does: load a page offline, copy code, switch language, flip light/dark, open the menu on a
+phone; and what axe-core says about each page. The plumbing (server, browser, axe, error filter) is in
+browser.py; search has its own file, test_browser_search.py.
+"""
+
+from __future__ import annotations
+
+import difflib
+import textwrap
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import expect
+
+from browser import PALETTE_TOGGLE, Recorder, describe_violations, start_axe
+from site_pages import LANGUAGES, REPO, Page, expand_includes, fences, pages
+
+pytest_plugins = ["browser"]
+
+PAGES = pages()
+IDS = [f"{p.lang}/{p.stem}" for p in PAGES]
+PYTHON = {"python", "py"}  # the syntaxes whose blocks readers copy as Python (py: shown, not run)
+PHONE = {"width": 390, "height": 844}
+ARTIFACTS = REPO / "test-artifacts"
+SERIOUS = {"serious", "critical"}
+
+
+# --------------------------------------------------------------------------- one load of a page, three checks
+
+
+@dataclass
+class Findings:
+    """What one load of a page found, per check: the problems, or the error that stopped the check."""
+
+    offline: list[str] | Exception
+    axe: list[str] | Exception
+    copy: list[str] | Exception
+
+
+def _checked(check, *args) -> list[str] | Exception:
+    try:
+        return check(*args)
+    except Exception as error:  # reported by the test of this check; the other checks still run
+        return error
+
+
+@pytest.fixture(scope="session")
+def findings(new_context, origin, built_site):
+    """Findings of a page (a URL path under the site root), loaded once and checked every way.
+
+    Each page gets a fresh context, as for a first visitor (light scheme). While one page is checked, the
+    next one in order loads and runs axe alongside (axe takes most of the time, one core each). The
+    network is left to go quiet while axe and the copy check run; everything requested or logged up to
+    then counts for the offline check.
+    """
+    docs = {p.url: p for p in PAGES} | {rel: None for rel in _other_pages(built_site)}
+    order, started, done = list(docs), {}, {}
+
+    def start(path: str):
+        context = new_context()
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        page = context.new_page()
+        rec = Recorder(page)
+        try:
+            response = page.goto(f"{origin}/{path}", wait_until="load")
+            start_axe(page)
+        except Exception as error:  # reported by every check of this page, in its own test
+            return context, page, rec, error
+        return context, page, rec, response
+
+    def finish(path: str, context, page, rec, response) -> Findings:
+        if isinstance(response, Exception):
+            return Findings(response, response, response)
+        axe = _checked(lambda: _axe_problems(page.evaluate("() => window.axeFound")))
+        copy = _checked(_copy_problems, page, docs[path]) if docs[path] else []
+        page.wait_for_load_state("networkidle")
+        offline = [] if response is not None and response.ok else [f"HTTP {response and response.status}"]
+        offline += [f"request leaves localhost: {u}" for u in rec.outside(origin)]
+        offline += rec.unexpected_errors(page)
+        if not page.evaluate("typeof window.document$ !== 'undefined'"):
+            offline.append("Material's JavaScript did not start (no window.document$): no search, palette, copy")
+        context.close()
+        return Findings(offline, axe, copy)
+
+    def get(path: str) -> Findings:
+        if path not in done:
+            following = order[order.index(path) + 1 : order.index(path) + 2]  # loads while this one is checked
+            for p in [path, *following]:
+                if p not in started and p not in done:
+                    started[p] = start(p)
+            done[path] = finish(path, *started.pop(path))
+        return done[path]
+
+    return get
+
+
+def _problems(found: list[str] | Exception) -> list[str]:
+    if isinstance(found, Exception):
+        raise found
+    return found
+
+
+def _fail_on(problems: list[str], heading: str, sep: str = "\n") -> None:
+    if problems:
+        pytest.fail(f"{heading}:\n" + sep.join(problems), pytrace=False)
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=IDS)
+def test_page_loads_offline_without_errors(findings, doc):
+    """Nothing is requested outside localhost and nothing logs an error while the page loads and is used."""
+    _fail_on(_problems(findings(doc.url).offline), f"/{doc.url}")
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=IDS)
+def test_page_has_no_serious_accessibility_violations(findings, doc):
+    """axe-core finds no serious or critical violation (light scheme; the colour rules in the dark one too)."""
+    _fail_on(_problems(findings(doc.url).axe), f"axe-core on /{doc.url}")
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=IDS)
+def test_copy_buttons_copy_the_included_code(findings, doc):
+    """Every Python block's copy button copies exactly the included snippet, comments in the page's language."""
+    if not any(f.syntax in PYTHON for f in fences(doc.text())):
+        pytest.skip("no Python block on this page")
+    _fail_on(_problems(findings(doc.url).copy), f"/{doc.url}", sep="\n\n")
+
+
+def _other_pages(built_site) -> list[str]:
+    """Built HTML pages that no docs/<lang>/*.md makes: 404.html, pages added by plugins and hooks."""
+    known = {p.url for p in PAGES}
+    htmls = (html.relative_to(built_site).as_posix() for html in sorted(built_site.rglob("*.html")))
+    return [rel for rel in htmls if not rel.startswith("assets/") and rel.removesuffix("index.html") not in known]
+
+
+def test_other_built_pages_load_offline_without_errors(findings, built_site):
+    problems = [f"/{rel}: {p}" for rel in _other_pages(built_site) for p in _problems(findings(rel).offline)]
+    _fail_on(problems, "pages that no docs/<lang>/*.md makes")
+
+
+def test_other_built_pages_have_no_serious_accessibility_violations(findings, built_site):
+    problems = [f"axe-core on /{rel}: {p}" for rel in _other_pages(built_site) for p in _problems(findings(rel).axe)]
+    _fail_on(problems, "pages that no docs/<lang>/*.md makes")
+
+
+def _axe_problems(found: dict) -> list[str]:
+    """Serious or critical violations in the light scheme, then those of the colour rules in the dark one."""
+    report = [] if found["scheme"] == "default" else [f"the page opened in the {found['scheme']!r} scheme"]
+    light = [v for v in found["light"] if v["impact"] in SERIOUS]
+    if light:
+        report.append("light scheme:\n" + describe_violations(light))
+    if "dark" not in found:
+        return [*report, "no palette toggle to show (Material's JavaScript did not run?): dark scheme unchecked"]
+    if found["dark"] is None:
+        return [*report, "the palette toggle did not switch to the dark scheme: dark scheme unchecked"]
+    dark = [v for v in found["dark"] if v["impact"] in SERIOUS]
+    if dark:
+        report.append("dark scheme (colour rules):\n" + describe_violations(dark))
+    return report
+
+
+# JS: per code block of the article, what Material's copy button would put on the clipboard.
+# Mirrors Material's integrations/clipboard extract(): the [data-copy] attribute of an ancestor if there
+# is one, else the innerText of the data-clipboard-target element (with data-md-copying set), trimEnd().
+COPY_TEXTS_JS = """
+() => [...document.querySelectorAll("article div.highlight")].map(block => {
+  const button = block.querySelector("[data-clipboard-target]");
+  const target = button && document.querySelector(button.getAttribute("data-clipboard-target"));
+  if (!target) return null;
+  target.setAttribute("data-md-copying", "");
+  const holder = target.closest("[data-copy]");
+  const text = holder ? holder.getAttribute("data-copy") : target.innerText;
+  target.removeAttribute("data-md-copying");
+  return text.trimEnd();
+})
+"""
+# JS: click the copy button of each given code block (index among the article's blocks) and read the
+# clipboard after each; the clipboard is emptied first, so a click that copies nothing shows as "".
+CLIPBOARD_COPIES_JS = """
+async indexes => {
+  const blocks = document.querySelectorAll("article div.highlight");
+  const copied = [];
+  for (const i of indexes) {
+    await navigator.clipboard.writeText("");
+    blocks[i].querySelector("[data-clipboard-target]").click();
+    copied.push(await navigator.clipboard.readText());
+  }
+  return copied;
+}
+"""
+
+
+def _closest(text: str, candidates: list[str | None]) -> str:
+    pool = [c for c in candidates if c is not None]
+    if not pool:
+        return "(no code block on the page has a copy button)"
+    best = max(pool, key=lambda c: difflib.SequenceMatcher(None, text, c).ratio())
+    return "\n".join(
+        difflib.unified_diff(text.splitlines(), best.splitlines(), "included code", "closest copy", lineterm="")
+    )
+
+
+def _copy_problems(page, doc: Page) -> list[str]:
+    """Each Python fence's copy button yields the code as included (Material trims the end), found in page
+    order among the article's code blocks; then the same through the real clipboard."""
+    text = doc.text()
+    shown = [
+        (i, raw, code)
+        for i, (raw, code) in enumerate(zip(fences(text), fences(expand_includes(text, doc.lang)), strict=True), 1)
+        if raw.syntax in PYTHON
+    ]
+    labels = [f"fence {i} [{', '.join(raw.includes) or raw.syntax}]" for i, raw, _ in shown]
+    expected = [textwrap.dedent(code.code).rstrip("\n") for _, _, code in shown]
+    copy_texts = page.evaluate(COPY_TEXTS_JS)  # one per code block of the article, in order
+    hits, start = [], 0
+    for want in expected:
+        hit = next((i for i in range(start, len(copy_texts)) if copy_texts[i] == want), None)
+        hits.append(hit)
+        start = start if hit is None else hit + 1
+    missing = [
+        f"{doc.path.relative_to(REPO)} {label}: no copy button yields it\n{_closest(want, copy_texts)}"
+        for label, want, hit in zip(labels, expected, hits, strict=True)
+        if hit is None
+    ]
+    if missing or not shown:
+        return missing
+    # a mouse click on the first button, scripted clicks on the others (the same ClipboardJS handler,
+    # without Playwright's actionability checks per block), each read back from the clipboard
+    page.evaluate("navigator.clipboard.writeText('')")
+    page.locator("article div.highlight").nth(hits[0]).locator("[data-clipboard-target]").click()
+    copied = [page.evaluate("navigator.clipboard.readText()"), *page.evaluate(CLIPBOARD_COPIES_JS, hits[1:])]
+    return [
+        f"{label}: after clicking copy the clipboard holds {got!r}"
+        for label, want, got in zip(labels, expected, copied, strict=True)
+        if got != want
+    ]
+
+
+# --------------------------------------------------------------------------- language switch
+
+
+@pytest.fixture(scope="session")
+def reading_page(new_context):
+    """One page for the tests that only go to pages and read them: nothing they do is remembered."""
+    return new_context().new_page()
+
+
+def _language_links(page, selector: str) -> dict[str, str]:
+    return dict(page.eval_on_selector_all(selector, "els => els.map(e => [e.hreflang, e.href])"))
+
+
+# every page name, whichever language has it (a page missing in one language fails the switch test)
+@pytest.mark.parametrize("name", sorted({p.name for p in PAGES}), ids=lambda name: name.removesuffix(".md"))
+def test_language_switch_leads_to_the_same_page(reading_page, origin, name):
+    """Each language's version of a page links every version (selector and head alternates); following the
+    selector from one version to the next lands on it."""
+    page = reading_page
+    expected = {lang: f"{origin}/{Page(lang, name).url}" for lang in LANGUAGES}
+    target = expected[LANGUAGES[0]]
+    for i, lang in enumerate(LANGUAGES):
+        response = page.goto(target, wait_until="domcontentloaded")  # the links are in the HTML itself
+        assert response is not None and response.ok, f"{target}: HTTP {response and response.status}"
+        assert page.url == expected[lang], f"the {lang} link led to {page.url}"
+        assert page.evaluate("document.documentElement.lang").startswith(lang)
+        selector = _language_links(page, ".md-header .md-select a[hreflang]")
+        assert selector == expected, f"{page.url}: language selector links"
+        assert _language_links(page, "head link[rel=alternate][hreflang]") == expected, f"{page.url}: alternates"
+        target = selector[LANGUAGES[(i + 1) % len(LANGUAGES)]]
+
+
+def _choose_language(page, lang: str) -> None:
+    page.locator(".md-header .md-select button").click()  # opens the list (hovering does too)
+    page.locator(f".md-header .md-select a[hreflang={lang}]").click()
+
+
+@pytest.mark.parametrize("name", ["index.md", "devices.md"])
+def test_language_selector_by_hand(reading_page, origin, name):
+    """Open the header's language menu, pick the other language, land on the same page there; and back."""
+    page = reading_page
+    home = Page(LANGUAGES[0], name)
+    page.goto(f"{origin}/{home.url}")
+    for lang in LANGUAGES[1:]:
+        _choose_language(page, lang)
+        page.wait_for_url(f"{origin}/{home.other(lang).url}")
+        assert page.evaluate("document.documentElement.lang").startswith(lang)
+        _choose_language(page, home.lang)
+        page.wait_for_url(f"{origin}/{home.url}")
+        assert page.evaluate("document.documentElement.lang").startswith(home.lang)
+
+
+# --------------------------------------------------------------------------- palette, phone, screenshots
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_palette_toggle_switches_light_and_dark(new_context, origin, lang):
+    page = new_context().new_page()  # a context of its own: nothing remembered from other tests
+    page.goto(f"{origin}/{Page(lang, 'index.md').url}")
+    body = page.locator("body")
+    toggle = page.locator(PALETTE_TOGGLE)
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+    toggle.click()
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    page.reload()  # the choice is remembered
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    toggle.click()
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_navigation_drawer_opens_on_a_phone(new_context, origin, lang):
+    page = new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+    page.goto(f"{origin}/{Page(lang, 'devices.md').url}")
+    left_edge = "() => document.querySelector('.md-sidebar--primary').getBoundingClientRect().right"
+    assert page.evaluate(left_edge) <= 0, "the drawer shows before it is opened"
+    page.locator("label.md-header__button[for=__drawer]").click()
+    expect(page.locator("#__drawer")).to_be_checked()
+    page.wait_for_function("() => document.querySelector('.md-sidebar--primary').getBoundingClientRect().left >= 0")
+    nav = page.locator("nav.md-nav--primary")
+    expect(nav).to_be_visible()
+    # a link to another page is on top in the open drawer (not covered by another level of it), and works
+    links = nav.locator("a.md-nav__link[href]:not(.md-nav__link--active):not([href^='#'])")
+    on_top = links.evaluate_all(
+        """links => links.findIndex(a => {
+             const r = a.getBoundingClientRect();
+             if (r.width === 0 || r.bottom > innerHeight || r.left < 0) return false;
+             const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+             return hit !== null && a.contains(hit);
+           })"""
+    )
+    assert on_top >= 0, "no link to another page can be clicked in the opened drawer"
+    target = links.nth(on_top)
+    href = target.evaluate("a => a.href")
+    target.click()
+    page.wait_for_url(href)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_screenshots_of_home_and_devices(reading_page, origin, lang):
+    """Full-page screenshots into test-artifacts/ (git-ignored), for a human or CI to look at."""
+    page = reading_page
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name, shot in (("index.md", "home"), ("devices.md", "devices")):
+        page.goto(f"{origin}/{Page(lang, name).url}")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        out = ARTIFACTS / f"{lang}-{shot}.png"
+        page.screenshot(path=str(out), full_page=True)
+        assert out.stat().st_size > 10_000, f"{out}: suspiciously small"
