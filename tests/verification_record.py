@@ -96,8 +96,8 @@ def pytest_addoption(parser):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    # under pytest-xdist every report reaches the controller: only it writes; an interrupted run writes nothing
-    if not config.getoption("verification_record") or hasattr(config, "workerinput") or exitstatus not in (0, 1):
+    # an interrupted run (or one that could not collect) writes nothing
+    if not config.getoption("verification_record") or exitstatus not in (0, 1):
         return
     outcomes = {
         report.nodeid: (outcome, detail(report, outcome))
