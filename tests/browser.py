@@ -114,30 +114,37 @@ PALETTE_TOGGLE = "form[data-md-component=palette] label:not([hidden])"
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 # JS: axe-core in the light scheme (every rule), then, after the palette toggle, in the dark scheme (the colour
 # rules): {scheme: the one the page opened in, light: violations, dark: violations, or null if the toggle did
-# not switch, absent if there is none}. It waits for a timer first, so that evaluate() returns at once and
-# pages in other contexts run axe side by side (one per core); the wait for the scheme is bounded.
+# not switch, absent if there is none}. Code colours are the same on every page (one stylesheet per token
+# class), so the colour rules skip code unless `codeColours`: the caller picks pages that hold every class.
+# It waits for a timer first, so that evaluate() returns at once and pages in other contexts run axe side by
+# side (one per core); the wait for the scheme is bounded.
 _AXE_BOTH_SCHEMES_JS = """
-async ([toggle, colourRules]) => {
+async ([toggle, colourRules, codeColours]) => {
   const pause = ms => new Promise(ok => setTimeout(ok, ms));
   const scheme = () => document.body.getAttribute("data-md-color-scheme");
-  const run = async options => (await axe.run(document, {resultTypes: ["violations"], ...options})).violations;
+  const run = async (context, options) =>
+    (await axe.run(context, {resultTypes: ["violations"], ...options})).violations;
+  const colourContext = codeColours ? document : {exclude: [["div.highlight code"]]};
+  const colours = () => run(colourContext, {runOnly: {type: "rule", values: colourRules}});
   await pause(0);
-  const found = {scheme: scheme(), light: await run({})};
+  const others = Object.fromEntries(colourRules.map(rule => [rule, {enabled: false}]));
+  const found = {scheme: scheme(), light: [...await run(document, {rules: others}), ...await colours()]};
   const label = document.querySelector(toggle);
   if (!label) return found;
   label.click();
   for (let i = 0; i < 100 && scheme() !== "slate"; i++) await pause(50);
   await Promise.all(document.getAnimations().map(a => a.finished));  // colour transitions
-  found.dark = scheme() === "slate" ? await run({runOnly: {type: "rule", values: colourRules}}) : null;
+  found.dark = scheme() === "slate" ? await colours() : null;
   return found;
 }
 """
 
 
-def start_axe(page) -> None:
+def start_axe(page, code_colours: bool) -> None:
     """Start axe on the loaded page in both schemes; `window.axeFound` is the promise of what it finds."""
     page.add_script_tag(path=str(AXE))
-    page.evaluate(f"args => {{ window.axeFound = ({_AXE_BOTH_SCHEMES_JS})(args) }}", [PALETTE_TOGGLE, COLOUR_RULES])
+    args = [PALETTE_TOGGLE, COLOUR_RULES, code_colours]
+    page.evaluate(f"args => {{ window.axeFound = ({_AXE_BOTH_SCHEMES_JS})(args) }}", args)
 
 
 def describe_violations(violations: list[dict]) -> str:
