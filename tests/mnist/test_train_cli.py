@@ -32,13 +32,21 @@ def real_runs() -> dict[str, subprocess.CompletedProcess]:
     """One epoch per pipeline on the real data set, as a reader runs the script."""
     if ensure_local_mnist() is None:
         pytest.skip("no copy of MNIST at hand (../shared/data/mnist or .mnist)")
-    runs = {}
     device = train.pick_device("auto")  # what the script picks: on a GPU machine the graph rung runs too
-    for pipeline in (p for p in train.PIPELINES if train.unsupported(p, device) is None):
-        # one thread per operation: this model's ops are tiny, and CI machines are shared
-        command = [sys.executable, "snippets/mnist/train.py", "--epochs", "1", "--pipeline", pipeline,
-                   "--no-download", "--threads", "1"]
-        runs[pipeline] = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    pipelines = [p for p in train.PIPELINES if train.unsupported(p, device) is None]
+    # side by side, one thread each: this model's ops are tiny, and CI machines are shared
+    launched = {
+        p: subprocess.Popen(
+            [sys.executable, "snippets/mnist/train.py", "--epochs", "1", "--pipeline", p, "--no-download",
+             "--threads", "1"],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for p in pipelines
+    }
+    runs = {}
+    for p, process in launched.items():
+        out, err = process.communicate(timeout=600)
+        runs[p] = subprocess.CompletedProcess(process.args, process.returncode, out, err)
     return runs
 
 
