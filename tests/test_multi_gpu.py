@@ -221,6 +221,8 @@ parameters identical on all ranks: True
 loss fell: True"""
 
 
+# as on the page: Gloo's teardown in torch 2.14 aborts a process now and then after the job is done
+@pytest.mark.flaky(reruns=2)
 def test_ddp_script_runs_as_two_nodes():
     # Two torchrun agents, as on two machines, meet at one c10d rendezvous endpoint; Gloo on the CPU
     # (with the GPUs hidden, since two "nodes" on one machine would otherwise share GPU 0).
