@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from packaging.requirements import InvalidRequirement, Requirement
 
-REPO = Path(__file__).resolve().parents[1]
+from site_pages import REPO
+
 PIN_FILES = ("requirements.txt", "constraints.txt")
 
 

@@ -17,7 +17,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from site_pages import REPO
+
 RECORDS = REPO / "docs" / "data" / "verification"
 PAGE = re.compile(r"^docs/[a-z]{2}/[^:]+\.md$")
 SNIPPET_PARAM = re.compile(r"\[(snippets/[^\[\]\s]+\.py)\]")  # test ids that name the snippet they run
