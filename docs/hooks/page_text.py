@@ -16,6 +16,8 @@ import site_pages as site
 from site_pages import COMMENTS, COMMENTS_SCHEMA, REPO, join_cjk_lines, language_of, load_data
 
 INCLUDE_FENCE = re.compile(r'^([ \t]*)```python\n([ \t]*--8<--\s+"([^":]+)(?::[^"]*)?"\s*\n)', re.M)
+
+
 def on_pre_build(config) -> None:
     for path in sorted((REPO / COMMENTS).glob("*/*.yml")):  # a bad file stops the build before any page
         load_data(path, REPO / COMMENTS_SCHEMA)
