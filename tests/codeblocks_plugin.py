@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 from pytest_codeblocks import CodeBlock, extract_from_buffer
+from pytest_codeblocks.main import stdout_io
 from pytest_codeblocks.plugin import TestBlock
 
 from mnist_data import ensure_local_mnist
-from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, RUN_SYNTAXES, expand_includes, pages
+from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, RUN_SYNTAXES, code_comments, expand_includes, pages
 
 
 @functools.cache
@@ -104,9 +105,44 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
+# a block's output, by its syntax and its code without comments: the languages' copies of one block differ only in
+# their comments' language (site_pages.translate_comments changes nothing else), so the first to pass runs it for all
+_passed_runs: dict[tuple[str, str], str] = {}
+
+
+def code_without_comments(block: CodeBlock) -> str:
+    if block.syntax != "python":
+        return block.code
+    lines = block.code.splitlines()
+    for row, column, _ in code_comments(block.code):
+        lines[row - 1] = lines[row - 1][:column]
+    return "\n".join(lines)
+
+
 class PageBlockItem(TestBlock):
-    """pytest-codeblocks' item, with a failure report that shows a failed command's output (its own report
-    is only the exit status)."""
+    """pytest-codeblocks' item, run once for every language's copy of the block, and with a failure report that
+    shows a failed command's output (its own report is only the exit status)."""
+
+    def runtest(self):
+        key = (self.obj.syntax, code_without_comments(self.obj))
+        if key not in _passed_runs:
+            _passed_runs[key] = self._run()
+        if self.obj.expected_output is not None and _passed_runs[key] != self.obj.expected_output:
+            expected, got = self.obj.expected_output, _passed_runs[key]
+            raise RuntimeError(f"{self.name}, line {self.obj.lineno}: expected output\n{expected}\nbut got\n{got}")
+
+    def _run(self) -> str:
+        """What the block prints, as pytest-codeblocks runs it (exec in this process, or a shell)."""
+        if self.obj.syntax != "python":
+            shell = "/bin/bash" if self.obj.syntax == "bash" else None
+            done = subprocess.run(self.obj.code, shell=True, executable=shell, check=True, capture_output=True)
+            return done.stdout.decode()
+        with stdout_io() as out:
+            try:
+                exec(self.obj.code, {"__MODULE__": "__main__"})
+            except Exception as error:
+                raise RuntimeError(f"{self.name}, line {self.obj.lineno}:\n{self.obj.code}\n{error!r}") from error
+        return out.getvalue()
 
     def repr_failure(self, excinfo):
         err = excinfo.value

@@ -6,8 +6,8 @@ x = torch.randn(256, 256, device="cuda")
 pinned = torch.randn(256, 256).pin_memory()
 
 
-def waits_for_gpu(step) -> bool:
-    """True if step() makes Python wait for the GPU, as reported by CUDA's sync debug mode."""
+def synchronizations(step) -> int:
+    """How many times step() makes Python wait for the GPU, as CUDA's sync debug mode reports them."""
     step()  # warm-up, so one-off set-up work is not counted
     previous = torch.cuda.get_sync_debug_mode()
     torch.cuda.set_sync_debug_mode("warn")
@@ -17,7 +17,7 @@ def waits_for_gpu(step) -> bool:
             step()
     finally:
         torch.cuda.set_sync_debug_mode(previous)
-    return any("synchroniz" in str(w.message) for w in caught)
+    return sum("synchroniz" in str(w.message) for w in caught)
 
 
 steps = {
@@ -31,4 +31,4 @@ steps = {
     "bool((x > 0).any()), as `if` does": lambda: bool((x > 0).any()),
 }
 for label, step in steps.items():
-    print(f"{label:<37} {'waits' if waits_for_gpu(step) else 'returns at once'}")
+    print(f"{label:<37} {'waits' if synchronizations(step) else 'returns at once'}")
