@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import io
 import os
-import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pytest_codeblocks.main import stdout_io
 from pytest_codeblocks.plugin import TestBlock
 
 from mnist_data import ensure_local_mnist
-from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, RUN_SYNTAXES, code_comments, expand_includes, pages
+from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, RUN_SYNTAXES, code_comments, expand_includes
 
 
 @functools.cache
@@ -67,25 +66,6 @@ def page_blocks(page: Path) -> list[PageBlock]:
     raw = extract_from_buffer(io.StringIO(text))
     expanded = extract_from_buffer(io.StringIO(expand_includes(text, page.parent.name)))
     return [PageBlock(page, i + 1, r, e) for i, (r, e) in enumerate(zip(raw, expanded, strict=True))]
-
-
-@functools.cache
-def snippets_needing_gpu() -> dict[str, set[str]]:
-    """Snippet path -> GPU marks of the page blocks that include it (the page is the source of truth)."""
-    needs: dict[str, set[str]] = {}
-    for page in pages():
-        for block in page_blocks(page.path):
-            marks = {m.removeprefix("pytest.mark.") for m in block.marks} & {"cuda", "multi_gpu"}
-            for include in block.includes:
-                needs.setdefault(include.split(":", 1)[0], set()).update(marks)
-    return needs
-
-
-@functools.cache
-def snippets_run_by_pages() -> set[str]:
-    """Snippet files that a page's bash block runs as a program (`python snippets/x.py ...`), in each language."""
-    return {path for page in pages() for block in page_blocks(page.path) if block.raw.syntax in {"bash", "sh"}
-            for path in re.findall(r"\bsnippets/[\w/]+\.py\b", block.raw.code)}
 
 
 def pytest_configure(config):
@@ -181,8 +161,6 @@ def pytest_collection_modifyitems(config, items):
 def pytest_terminal_summary(terminalreporter):
     reasons = [r.longrepr[2] for r in terminalreporter.stats.get("skipped", []) if isinstance(r.longrepr, tuple)]
     terminalreporter.write_sep("=", "GPU-dependent checks")
-    for name, label in (("cuda", "need a CUDA GPU"), ("multi_gpu", "need two or more CUDA GPUs"),
-                        ("no_cuda", "show CPU-only output (GPU present)")):
-        count = sum(SKIP_REASONS[name][1] in reason for reason in reasons)
-        terminalreporter.write_line(f"skipped, {label}: {count}")
+    for _, reason in SKIP_REASONS.values():
+        terminalreporter.write_line(f"skipped, {reason}: {sum(reason in r for r in reasons)}")
     terminalreporter.write_line(f"CUDA GPUs visible to this run: {cuda_device_count()}")

@@ -3,14 +3,35 @@ block already runs it as a program in each language."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from codeblocks_plugin import snippets_needing_gpu, snippets_run_by_pages
-from site_pages import REPO, SNIPPETS
+from codeblocks_plugin import page_blocks
+from site_pages import REPO, SNIPPETS, pages
 from snippet_runs import run_snippet
 
+
+def snippets_needing_gpu() -> dict[str, set[str]]:
+    """Snippet path -> GPU marks of the page blocks that include it (the page is the source of truth)."""
+    needs: dict[str, set[str]] = {}
+    for page in pages():
+        for block in page_blocks(page.path):
+            marks = {m.removeprefix("pytest.mark.") for m in block.marks} & {"cuda", "multi_gpu"}
+            for include in block.includes:
+                needs.setdefault(include.split(":", 1)[0], set()).update(marks)
+    return needs
+
+
+def snippets_run_by_pages() -> set[str]:
+    """Snippet files that a page's bash block runs as a program (`python snippets/x.py ...`), in each language."""
+    return {path for page in pages() for block in page_blocks(page.path) if block.raw.syntax in {"bash", "sh"}
+            for path in re.findall(r"\bsnippets/[\w/]+\.py\b", block.raw.code)}
+
+
+RUN_BY_PAGES = snippets_run_by_pages()
 SNIPPET_FILES = [rel for p in sorted(SNIPPETS.rglob("*.py"))
-                 if (rel := p.relative_to(REPO).as_posix()) not in snippets_run_by_pages()]
+                 if (rel := p.relative_to(REPO).as_posix()) not in RUN_BY_PAGES]
 
 
 def _params():

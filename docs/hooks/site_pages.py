@@ -227,4 +227,9 @@ class _SnippetsInLanguage(SnippetPreprocessor):
         data = self.repo / COMMENTS / self.lang / f"{Path(target['snippet']).parent.name}.yml"
         if not data.is_file():
             return lines
-        return translate_comments(lines, load_data(data, self.repo / COMMENTS_SCHEMA, self.repo))
+        return translate_comments(lines, _comment_words(data, data.stat().st_mtime_ns, self.repo))
+
+
+@functools.cache  # a page includes many snippets of one folder; keyed by mtime, so `mkdocs serve` sees edits
+def _comment_words(path: Path, mtime_ns: int, repo: Path) -> dict[str, str]:
+    return load_data(path, repo / COMMENTS_SCHEMA, repo)
