@@ -1,8 +1,9 @@
-"""pytest plugin: every runnable fence of every page is a test, run by pytest-codeblocks.
+"""pytest plugin: every runnable fence of every page is a test, read by pytest-codeblocks and run as it runs them.
 
 Glue because pytest-codeblocks reads raw Markdown while the pages hold only `--8<--` includes: each page is
-expanded first (site_pages.expand_includes, comments in the page's language). GPU marks become skips with a
-reason, counted at the end of the run.
+expanded first (site_pages.expand_includes, comments in the page's language). A block that the languages show with
+the same code runs once (their copies differ only in comments). GPU marks become skips with a reason, counted at
+the end of the run.
 """
 
 from __future__ import annotations

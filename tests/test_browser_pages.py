@@ -38,6 +38,7 @@ class Findings:
     offline: list[str] | Exception
     axe: list[str] | Exception
     copy: list[str] | Exception
+    languages: dict[str, dict[str, str] | str] | Exception  # where it landed, its <html lang>, its language links
 
 
 def _checked(check, *args) -> list[str] | Exception:
@@ -67,14 +68,17 @@ def findings(new_context, origin, built_site):
         rec = Recorder(page)
         try:
             response = page.goto(f"{origin}/{path}", wait_until="load")
+            languages = {"url": page.url, "lang": page.evaluate("document.documentElement.lang"),
+                         "selector": _language_links(page, ".md-header .md-select a[hreflang]"),
+                         "alternates": _language_links(page, "head link[rel=alternate][hreflang]")}
             start_axe(page, code_colours=path in code_colours)
         except Exception as error:  # reported by every check of this page, in its own test
-            return context, page, rec, error
-        return context, page, rec, response
+            return context, page, rec, error, error
+        return context, page, rec, response, languages
 
-    def finish(path: str, context, page, rec, response) -> Findings:
+    def finish(path: str, context, page, rec, response, languages) -> Findings:
         if isinstance(response, Exception):
-            return Findings(response, response, response)
+            return Findings(response, response, response, response)
         axe = _checked(lambda: _axe_problems(page.evaluate("() => window.axeFound")))
         copy = _checked(_copy_problems, page, docs[path]) if docs[path] else []
         page.wait_for_load_state("networkidle")
@@ -84,7 +88,7 @@ def findings(new_context, origin, built_site):
         if not page.evaluate("typeof window.document$ !== 'undefined'"):
             offline.append("Material's JavaScript did not start (no window.document$): no search, palette, copy")
         context.close()
-        return Findings(offline, axe, copy)
+        return Findings(offline, axe, copy, languages)
 
     def get(path: str) -> Findings:
         if path not in done:
@@ -98,7 +102,8 @@ def findings(new_context, origin, built_site):
     return get
 
 
-def _problems(found: list[str] | Exception) -> list[str]:
+def _problems(found):
+    """What a check found, or the error that stopped it, raised."""
     if isinstance(found, Exception):
         raise found
     return found
@@ -271,21 +276,16 @@ def _language_links(page, selector: str) -> dict[str, str]:
 
 # every page name, whichever language has it (a page missing in one language fails the switch test)
 @pytest.mark.parametrize("name", sorted({p.name for p in PAGES}), ids=lambda name: name.removesuffix(".md"))
-def test_language_switch_leads_to_the_same_page(reading_page, origin, name):
-    """Each language's version of a page links every version (selector and head alternates); following the
-    selector from one version to the next lands on it."""
-    page = reading_page
+def test_language_switch_leads_to_the_same_page(findings, origin, name):
+    """Each language's version of a page is in that language and links every version (selector and head
+    alternates), so the selector leads from each version to the next; every version loads (the offline test)."""
     expected = {lang: f"{origin}/{Page(lang, name).url}" for lang in LANGUAGES}
-    target = expected[LANGUAGES[0]]
-    for i, lang in enumerate(LANGUAGES):
-        response = page.goto(target, wait_until="domcontentloaded")  # the links are in the HTML itself
-        assert response is not None and response.ok, f"{target}: HTTP {response and response.status}"
-        assert page.url == expected[lang], f"the {lang} link led to {page.url}"
-        assert page.evaluate("document.documentElement.lang").startswith(lang)
-        selector = _language_links(page, ".md-header .md-select a[hreflang]")
-        assert selector == expected, f"{page.url}: language selector links"
-        assert _language_links(page, "head link[rel=alternate][hreflang]") == expected, f"{page.url}: alternates"
-        target = selector[LANGUAGES[(i + 1) % len(LANGUAGES)]]
+    for lang in LANGUAGES:
+        found = _problems(findings(Page(lang, name).url).languages)
+        assert found["url"] == expected[lang], f"{expected[lang]} led to {found['url']}"
+        assert found["lang"].startswith(lang), f"{expected[lang]}: <html lang={found['lang']!r}>"
+        assert found["selector"] == expected, f"{expected[lang]}: language selector links"
+        assert found["alternates"] == expected, f"{expected[lang]}: alternates"
 
 
 def _choose_language(page, lang: str) -> None:
