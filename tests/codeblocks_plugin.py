@@ -101,8 +101,8 @@ def code_without_comments(block: CodeBlock) -> str:
 
 
 class PageBlockItem(TestBlock):
-    """pytest-codeblocks' item, run once for every language's copy of the block, and with a failure report that
-    shows a failed command's output (its own report is only the exit status)."""
+    """pytest-codeblocks' item, run once for every language's copy of the block; a failed command reports its
+    output (pytest-codeblocks' own report is only the exit status)."""
 
     def runtest(self):
         key = (self.obj.syntax, code_without_comments(self.obj))
@@ -116,22 +116,17 @@ class PageBlockItem(TestBlock):
         """What the block prints, as pytest-codeblocks runs it (exec in this process, or a shell)."""
         if self.obj.syntax != "python":
             shell = "/bin/bash" if self.obj.syntax == "bash" else None
-            done = subprocess.run(self.obj.code, shell=True, executable=shell, check=True, capture_output=True)
-            return done.stdout.decode()
+            done = subprocess.run(self.obj.code, shell=True, executable=shell, capture_output=True, text=True)
+            if done.returncode:
+                output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+                raise RuntimeError(f"{self.name}: command exited with status {done.returncode}\n{output}")
+            return done.stdout
         with stdout_io() as out:
             try:
                 exec(self.obj.code, {"__MODULE__": "__main__"})
             except Exception as error:
                 raise RuntimeError(f"{self.name}, line {self.obj.lineno}:\n{self.obj.code}\n{error!r}") from error
         return out.getvalue()
-
-    def repr_failure(self, excinfo):
-        err = excinfo.value
-        if isinstance(err, subprocess.CalledProcessError):
-            out = (err.stdout or b"").decode(errors="replace")[-3000:]
-            errs = (err.stderr or b"").decode(errors="replace")[-3000:]
-            return f"{self.name}: command exited with status {err.returncode}\n{out}\n{errs}"
-        return str(super().repr_failure(excinfo))
 
 
 class ExpandedPage(pytest.File):
