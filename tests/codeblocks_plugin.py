@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -62,11 +63,12 @@ class PageBlock:
         return f"block {self.index} [{', '.join(self.includes) or self.raw.syntax or 'text'}]"
 
 
-def page_blocks(page: Path) -> list[PageBlock]:
+@functools.cache  # read once per run: collection, the snippet runs and the site tests all ask for the same pages
+def page_blocks(page: Path) -> tuple[PageBlock, ...]:
     text = page.read_text(encoding="utf-8")
     raw = extract_from_buffer(io.StringIO(text))
     expanded = extract_from_buffer(io.StringIO(expand_includes(text, page.parent.name)))
-    return [PageBlock(page, i + 1, r, e) for i, (r, e) in enumerate(zip(raw, expanded, strict=True))]
+    return tuple(PageBlock(page, i + 1, r, e) for i, (r, e) in enumerate(zip(raw, expanded, strict=True)))
 
 
 def pytest_configure(config):
@@ -105,11 +107,16 @@ class PageBlockItem(TestBlock):
     output (pytest-codeblocks' own report is only the exit status)."""
 
     def runtest(self):
+        if self.obj.importorskip is not None:
+            pytest.importorskip(self.obj.importorskip)
         key = (self.obj.syntax, code_without_comments(self.obj))
         if key not in _passed_runs:
             _passed_runs[key] = self._run()
-        if self.obj.expected_output is not None and _passed_runs[key] != self.obj.expected_output:
-            expected, got = self.obj.expected_output, _passed_runs[key]
+        expected, got = self.obj.expected_output, _passed_runs[key]
+        if expected is None:
+            return
+        squeeze = (lambda t: re.sub(r"\s+", "", t)) if self.obj.expected_output_ignore_whitespace else str
+        if squeeze(got) != squeeze(expected):
             raise RuntimeError(f"{self.name}, line {self.obj.lineno}: expected output\n{expected}\nbut got\n{got}")
 
     def _run(self) -> str:
