@@ -19,6 +19,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
+# Debian's packages, first choice first: the headless shell is Chromium's engine without the desktop browser
+# around it, what Playwright itself runs headless tests in (the browser tests took 173 s with it, 212 s with
+# `chromium`, on a 2-core machine)
+BROWSERS = ("chromium-headless-shell", "chromium")
 # besides Playwright's own flags for headless runs (no sandbox, no background networking, sync or updates)
 CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic"]
 DESKTOP = {"width": 1280, "height": 900}
@@ -51,8 +55,8 @@ def origin(built_site):
 
 @pytest.fixture(scope="session")
 def browser():
-    if (chromium := shutil.which("chromium")) is None:
-        message = "Chromium is not installed (apt-get install chromium)"
+    if (chromium := next(filter(None, map(shutil.which, BROWSERS)), None)) is None:
+        message = "Chromium is not installed (apt-get install chromium-headless-shell)"
         if os.environ.get("CI"):
             pytest.fail(f"{message}; CI must run the browser tests", pytrace=False)
         pytest.skip(message)

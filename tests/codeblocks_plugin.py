@@ -91,15 +91,25 @@ def pytest_collect_file(file_path, parent):
 # a block's output, by its syntax and its code without comments: the languages' copies of one block differ only in
 # their comments' language (site_pages.translate_comments changes nothing else), so the first to pass runs it for all
 _passed_runs: dict[tuple[str, str], str] = {}
+# a page's shell blocks, started together when the first of them runs: each is a program that spends seconds
+# importing torch while the others wait, and none reads what another writes
+_started: dict[tuple[str, str], subprocess.Popen] = {}
 
 
-def code_without_comments(block: CodeBlock) -> str:
+def run_key(block: CodeBlock) -> tuple[str, str]:
+    """The block's syntax and its code without comments."""
     if block.syntax != "python":
-        return block.code
+        return block.syntax, block.code
     lines = block.code.splitlines()
     for row, column, _ in code_comments(block.code):
         lines[row - 1] = lines[row - 1][:column]
-    return "\n".join(lines)
+    return block.syntax, "\n".join(lines)
+
+
+def start_command(block: CodeBlock) -> subprocess.Popen:
+    shell = "/bin/bash" if block.syntax == "bash" else None
+    return subprocess.Popen(block.code, shell=True, executable=shell, cwd=REPO, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 class PageBlockItem(TestBlock):
@@ -109,9 +119,9 @@ class PageBlockItem(TestBlock):
     def runtest(self):
         if self.obj.importorskip is not None:
             pytest.importorskip(self.obj.importorskip)
-        key = (self.obj.syntax, code_without_comments(self.obj))
+        key = run_key(self.obj)
         if key not in _passed_runs:
-            _passed_runs[key] = self._run()
+            _passed_runs[key] = self._run(key)
         expected, got = self.obj.expected_output, _passed_runs[key]
         if expected is None:
             return
@@ -119,15 +129,21 @@ class PageBlockItem(TestBlock):
         if squeeze(got) != squeeze(expected):
             raise RuntimeError(f"{self.name}, line {self.obj.lineno}: expected output\n{expected}\nbut got\n{got}")
 
-    def _run(self) -> str:
+    def _run(self, key: tuple[str, str]) -> str:
         """What the block prints, as pytest-codeblocks runs it (exec in this process, or a shell)."""
         if self.obj.syntax != "python":
-            shell = "/bin/bash" if self.obj.syntax == "bash" else None
-            done = subprocess.run(self.obj.code, shell=True, executable=shell, capture_output=True, text=True)
-            if done.returncode:
-                output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-                raise RuntimeError(f"{self.name}: command exited with status {done.returncode}\n{output}")
-            return done.stdout
+            if key not in _started:  # this one, and the shell blocks further down the page that will run
+                later = self.session.items[self.session.items.index(self) + 1 :]
+                siblings = [i.obj for i in later if i.parent is self.parent and not i.get_closest_marker("skip")]
+                for block in [self.obj, *siblings]:
+                    if (k := run_key(block))[0] != "python" and k not in _passed_runs and k not in _started:
+                        _started[k] = start_command(block)
+            process = _started.pop(key)
+            stdout, stderr = process.communicate(timeout=600)
+            if process.returncode:
+                output = f"{stdout[-3000:]}\n{stderr[-3000:]}"
+                raise RuntimeError(f"{self.name}: command exited with status {process.returncode}\n{output}")
+            return stdout
         with stdout_io() as out:
             try:
                 exec(self.obj.code, {"__MODULE__": "__main__"})
@@ -159,6 +175,11 @@ def pytest_collection_modifyitems(config, items):
         for name, (should_skip, reason) in SKIP_REASONS.items():
             if item.get_closest_marker(name) and should_skip(n):
                 item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_unconfigure(config):
+    for process in _started.values():  # started for blocks that a stopped run never reached
+        process.kill()
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -1,9 +1,9 @@
 """Each snippet run as a program once per test run (`python snippets/x/y.py`, as a reader runs a copy), the
-result shared by every test that checks what a program prints.
+result shared by every test that checks what a program prints; and the tests' own `python -c` probes.
 
 Glue because a fresh interpreter spends seconds importing torch, ~100 times: a forkserver (stdlib
-multiprocessing) imports torch once and forks a new process per snippet, two at a time. Programs whose point is
-what happens before torch is imported get an interpreter of their own.
+multiprocessing) imports torch once (CUDA not started) and forks a new process per program, two at a time.
+Programs whose point is what happens before torch is imported get an interpreter of their own.
 """
 
 from __future__ import annotations
@@ -37,29 +37,33 @@ class Run:
     stderr: str
 
 
-def _in_forked_process(snippet: str, args: list[str]) -> Run:
-    """Run snippet as __main__ in this fresh process, its stdout and stderr (C-level output too) captured."""
+def _in_forked_process(snippet: str, args: list[str], code: str | None = None) -> Run:
+    """Run snippet as __main__ (or code, as `python -c` runs it) in this fresh process, its stdout and stderr
+    (C-level output too) captured."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as tmp:
         sys.argv = [snippet, *(a.replace("{tmp}", tmp) for a in args)]
-        sys.path.insert(0, os.path.dirname(os.path.abspath(snippet)))  # as `python snippet.py` does
+        sys.path.insert(0, "" if code else os.path.dirname(os.path.abspath(snippet)))  # as `python` does
         multiprocessing.set_start_method("fork", force=True)  # Linux's default, which a plain run would have
         os.dup2(out.fileno(), 1)
         os.dup2(err.fileno(), 2)
-        code = 0
+        status = 0
         try:
-            runpy.run_path(snippet, run_name="__main__")
+            if code is None:
+                runpy.run_path(snippet, run_name="__main__")
+            else:
+                exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
         except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else (exit_.code is not None)
+            status = exit_.code if isinstance(exit_.code, int) else (exit_.code is not None)
             if isinstance(exit_.code, str):
                 print(exit_.code, file=sys.stderr)
         except BaseException:
             traceback.print_exc()
-            code = 1
+            status = 1
         sys.stdout.flush()
         sys.stderr.flush()
         out.seek(0)
         err.seek(0)
-        return Run(f"python {' '.join(sys.argv)}", code, out.read().decode(errors="replace"),
+        return Run(f"python {' '.join(sys.argv)}", status, out.read().decode(errors="replace"),
                    err.read().decode(errors="replace"))
 
 
@@ -84,3 +88,8 @@ def run_snippet(snippet: str) -> Future:
     """The run of snippet (a path relative to the repository), started on first request and shared."""
     run = _in_own_interpreter if snippet in OWN_INTERPRETER else _in_forked_process
     return _pool().submit(run, snippet, ARGS.get(snippet, []))
+
+
+def run_code(code: str, *args: str) -> Run:
+    """`python -c code args...`, in a process of its own that has imported torch and nothing else yet."""
+    return _pool().submit(_in_forked_process, "-c", list(args), code).result(timeout=600)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import torch
+
+from snippet_runs import run_code
 
 
 def test_autocast_defaults_to_float16_on_cuda_and_bfloat16_on_cpu():
@@ -49,8 +48,9 @@ def test_autocast_on_cuda_runs_a_matmul_in_float16():
 
 
 def test_defaults_of_a_fresh_process():
-    # the page blocks change these settings in-process, so ask a fresh interpreter for the defaults
+    # the page blocks change these settings in-process, so ask a process of its own for the defaults
     code = ("import torch; print(torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32,"
             " torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["highest", "False", "True", "False"]
+    run = run_code(code)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["highest", "False", "True", "False"]

@@ -4,8 +4,6 @@ machine, what weights_only refuses, and where a restored optimizer puts its stat
 from __future__ import annotations
 
 import pickle
-import subprocess
-import sys
 import textwrap
 import zipfile
 
@@ -14,6 +12,7 @@ import torch
 from torch import nn
 
 from site_pages import DOCS, LANGUAGES
+from snippet_runs import run_code
 
 # A checkpoint written on a GPU records "cuda:0" as the location of each tensor's storage. This
 # machine has no GPU, so the test writes the same record by registering a tagger (the hook torch.save
@@ -26,14 +25,10 @@ WRITE_GPU_TAGGED = textwrap.dedent("""
 """)
 
 
-def _run(code: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
-
-
 @pytest.fixture(scope="module")
 def gpu_tagged_checkpoint(tmp_path_factory):
     path = tmp_path_factory.mktemp("ckpt") / "from-gpu.pt"
-    result = _run(WRITE_GPU_TAGGED, str(path))
+    result = run_code(WRITE_GPU_TAGGED, str(path))
     assert result.returncode == 0, result.stderr
     with zipfile.ZipFile(path) as archive:
         pickled = archive.read(next(n for n in archive.namelist() if n.endswith("data.pkl")))
@@ -47,7 +42,7 @@ def _page(lang: str) -> str:
 
 @pytest.mark.no_cuda
 def test_a_gpu_checkpoint_without_map_location_fails_with_the_message_the_page_quotes(gpu_tagged_checkpoint):
-    result = _run("import sys, torch; torch.load(sys.argv[1])", str(gpu_tagged_checkpoint))
+    result = run_code("import sys, torch; torch.load(sys.argv[1])", str(gpu_tagged_checkpoint))
     assert result.returncode != 0
     message = result.stderr.strip().splitlines()[-1]
     assert message.startswith("RuntimeError: Attempting to deserialize object on a CUDA device")
@@ -58,7 +53,7 @@ def test_a_gpu_checkpoint_without_map_location_fails_with_the_message_the_page_q
 @pytest.mark.parametrize("map_location", ["'cpu'", "torch.device('cpu')", "{'cuda:0': 'cpu'}"])
 def test_a_gpu_checkpoint_loads_on_the_cpu_with_map_location(gpu_tagged_checkpoint, map_location):
     code = f"import sys, torch; s = torch.load(sys.argv[1], map_location={map_location}); print(s['weight'].device)"
-    result = _run(code, str(gpu_tagged_checkpoint))
+    result = run_code(code, str(gpu_tagged_checkpoint))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "cpu"
 

@@ -3,8 +3,6 @@ real: produced by the installed torch, present in its binaries, or recorded on t
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import pytest
 import torch
 
 from site_pages import DOCS, LANGUAGES, REPO
+from snippet_runs import Run, run_code
 
 TORCH_LIB = Path(torch.__file__).parent / "lib"
 GPU_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100" / "snippet-outputs"
@@ -26,8 +25,8 @@ def _quoted_everywhere(text: str) -> None:
         assert f"`{text}`" in page, f"{lang} page does not quote {text!r}"
 
 
-def _run(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
+def _run(code: str) -> Run:
+    return run_code(textwrap.dedent(code))
 
 
 def test_not_compiled_with_cuda_is_what_torch_raises_without_its_cuda_functions():
