@@ -14,7 +14,7 @@ import pytest
 from mkdocs.utils.meta import get_data
 
 from codeblocks_plugin import page_blocks
-from notebooks import CELL_TAGS
+from notebooks import CELL_TAGS, page_notebook
 from site_pages import DOCS, LANGUAGES, RUN_SYNTAXES, load_text, pages
 
 WORDS = load_text("notebooks")
@@ -32,6 +32,11 @@ PAGES_WITH_CODE = list(_pages_with_code())
 
 def _notebook_path(site, lang, stem):
     return site / ("" if lang == LANGUAGES[0] else lang) / "notebooks" / f"{stem}.ipynb"
+
+
+def test_a_page_makes_the_same_notebook_on_every_build():
+    made = [nbformat.writes(page_notebook(DOCS / "zh" / "mnist.md", "zh", WORDS["zh"]["intro"])) for _ in range(2)]
+    assert made[0] == made[1]
 
 
 def test_every_language_has_the_notebook_words():

@@ -60,6 +60,8 @@ def page_notebook(page: Path, lang: str, intro: str) -> nbformat.NotebookNode:
             cell.metadata["tags"] = tags
     title = next((c.source.splitlines()[0].lstrip("# ") for c in nb.cells if c.cell_type == "markdown"), page.stem)
     nb.cells.insert(1, nbformat.v4.new_markdown_cell(intro.format(title=title)))
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i}"  # not nbformat's random ids: a page makes the same notebook on every build
     nb.metadata = {"kernelspec": PYTHON_KERNEL, "language_info": {"name": "python"}}
     nbformat.validate(nb)
     return nb
