@@ -18,13 +18,14 @@ install: $(STAMP)
 serve: install
 	$(BIN)/mkdocs serve
 
-# The browser tests drive Debian's Chromium (its headless shell, else the full browser): install the shell when
-# neither is there and we can.
+# The browser tests drive Debian's Chromium headless shell (or, where it cannot be installed, the full browser):
+# install the shell when it is missing and we can.
 browser:
-	@command -v chromium-headless-shell >/dev/null || command -v chromium >/dev/null || { \
+	@command -v chromium-headless-shell >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell fonts-noto-cjk; \
-	  else echo "make test: Chromium is missing; install it (Debian: sudo apt-get install chromium-headless-shell fonts-noto-cjk)" >&2; exit 1; fi; }
+	  elif ! command -v chromium >/dev/null; then \
+	    echo "make test: Chromium is missing; install it (Debian: sudo apt-get install chromium-headless-shell fonts-noto-cjk)" >&2; exit 1; fi; }
 
 test: install browser
 	$(BIN)/python -m pytest
