@@ -37,19 +37,19 @@ class Run:
     stderr: str
 
 
-def _in_forked_process(snippet: str, args: list[str], code: str | None = None) -> Run:
-    """Run snippet as __main__ (or code, as `python -c` runs it) in this fresh process, its stdout and stderr
-    (C-level output too) captured."""
+def _in_forked_process(program: str, args: list[str], code: str | None = None) -> Run:
+    """Run the program file as __main__ (or, with program "-c", code as `python -c` runs it) in this fresh process,
+    its stdout and stderr (C-level output too) captured."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as tmp:
-        sys.argv = [snippet, *(a.replace("{tmp}", tmp) for a in args)]
-        sys.path.insert(0, "" if code else os.path.dirname(os.path.abspath(snippet)))  # as `python` does
+        sys.argv = [program, *(a.replace("{tmp}", tmp) for a in args)]
+        sys.path.insert(0, "" if code is not None else os.path.dirname(os.path.abspath(program)))  # as `python` does
         multiprocessing.set_start_method("fork", force=True)  # Linux's default, which a plain run would have
         os.dup2(out.fileno(), 1)
         os.dup2(err.fileno(), 2)
         status = 0
         try:
             if code is None:
-                runpy.run_path(snippet, run_name="__main__")
+                runpy.run_path(program, run_name="__main__")
             else:
                 exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
         except SystemExit as exit_:
