@@ -2,18 +2,43 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from site_build import mkdocs_build, offline_prefix
+from site_build import offline_prefix, start_mkdocs_build
+
+_build: dict = {}  # this run's one build: its folder and its process
+
+
+def _start_build() -> None:
+    dest = Path(tempfile.mkdtemp(prefix="built-site-"))
+    _build.update(dest=dest, process=start_mkdocs_build(dest, prefix=tuple(offline_prefix())))
+
+
+def pytest_collection_finish(session):
+    # a build keeps one core busy for seconds: started once the tests are known, it runs beside the first of
+    # them instead of holding up the first test that reads the site
+    if not session.config.option.collectonly and any(
+        "built_site" in getattr(item, "fixturenames", ()) for item in session.items
+    ):
+        _start_build()
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
+def built_site() -> Path:
     """The site, built once per test run with --strict and, where the machine allows, with the network cut
     (tests/test_site.py checks which); every test that reads HTML shares it."""
-    dest = tmp_path_factory.mktemp("site")
-    result = mkdocs_build(dest, prefix=tuple(offline_prefix()))
-    assert result.returncode == 0, result.stderr[-4000:]
-    return dest
+    if not _build:
+        _start_build()
+    _, stderr = _build["process"].communicate(timeout=600)
+    assert _build["process"].returncode == 0, stderr[-4000:]
+    return _build["dest"]
+
+
+def pytest_unconfigure(config):
+    if _build:
+        _build["process"].kill()  # a run stopped early may leave it going
+        shutil.rmtree(_build["dest"], ignore_errors=True)

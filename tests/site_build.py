@@ -19,12 +19,20 @@ def offline_prefix() -> list[str]:
     return []
 
 
-def mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict` of the project in cwd into dest, as CI and the deploy workflow run it."""
-    return subprocess.run(
+def start_mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> subprocess.Popen:
+    """`mkdocs build --strict` of the project in cwd into dest, as CI and the deploy workflow run it, started."""
+    return subprocess.Popen(
         [*prefix, sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)],
-        cwd=cwd, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, capture_output=True, text=True, timeout=600,
+        cwd=cwd, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
     )
+
+
+def mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """The build of start_mkdocs_build, waited for."""
+    process = start_mkdocs_build(dest, cwd, prefix)
+    stdout, stderr = process.communicate(timeout=600)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def copy_of_repo(dest: Path) -> Path:

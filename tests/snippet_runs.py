@@ -84,10 +84,11 @@ def _pool() -> ProcessPoolExecutor:
 
 
 @functools.cache
-def run_snippet(snippet: str) -> Future:
-    """The run of snippet (a path relative to the repository), started on first request and shared."""
+def run_snippet(snippet: str, *args: str) -> Future:
+    """The run of snippet (a path relative to the repository) with args (ARGS' by default), started on first
+    request and shared."""
     run = _in_own_interpreter if snippet in OWN_INTERPRETER else _in_forked_process
-    return _pool().submit(run, snippet, ARGS.get(snippet, []))
+    return _pool().submit(run, snippet, list(args) or ARGS.get(snippet, []))
 
 
 def run_code(code: str, *args: str) -> Run:

@@ -5,6 +5,7 @@ everywhere; the `cuda` and `multi_gpu` ones run on the GPU job.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -17,37 +18,93 @@ from site_pages import REPO
 from snippet_runs import run_snippet
 
 
-def run_python(code: str, **env: str | None) -> str:
-    """stdout of a fresh interpreter running `code`, with environment variables set (or removed, if None)."""
+def start_python(code: str, **env: str | None) -> subprocess.Popen:
+    """A fresh interpreter running `code`, with environment variables set (or removed, if None)."""
     environ = dict(os.environ)
     for name, value in env.items():
         if value is None:
             environ.pop(name, None)
         else:
             environ[name] = value
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=environ, capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout.strip()
+    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=environ, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def output_of(process: subprocess.Popen) -> str:
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr[-3000:]
+    return stdout.strip()
+
+
+def run_python(code: str, **env: str | None) -> str:
+    """stdout of a fresh interpreter running `code` (see start_python)."""
+    return output_of(start_python(code, **env))
 
 
 # torch.cuda._parse_visible_devices() is how PyTorch itself reads the variable to count GPUs before CUDA
 # starts (the CUDA runtime then applies the same variable). Without the variable it allows 64 devices.
 PARSE = "import torch; print(torch.cuda._parse_visible_devices())"
+NO_VARIABLES = {"CUDA_VISIBLE_DEVICES": None, "CUDA_VISIBLE_DEVICE": None}
+
+# What a fresh process sees when CUDA_VISIBLE_DEVICES is set before or after torch starts: each probe is an
+# interpreter of its own (the point is what happens before `import torch`), name -> (code, environment).
+# Each spends seconds importing torch and none depends on another, so the tests below start them together.
+PROBES = {
+    "parse_unset": (PARSE, NO_VARIABLES),
+    # guide 001: os.environ['CUDA_VISIBLE_DEVICE'] = '1' (no final S)
+    "parse_misspelt": (PARSE, {**NO_VARIABLES, "CUDA_VISIBLE_DEVICE": "1"}),
+    "parse_right": (PARSE, {**NO_VARIABLES, "CUDA_VISIBLE_DEVICES": "1"}),
+    "empty": ("import torch; print(torch.cuda.device_count(), torch.cuda.is_available())",
+              {"CUDA_VISIBLE_DEVICES": ""}),
+    # guide 002: setting os.environ['CUDA_VISIBLE_DEVICES'] in the program works, with no condition attached
+    "late": (
+        "import os, torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"  # CUDA starts here, if there is one
+        "torch.ones(1, device=device)\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"  # too late to hide the GPU it already uses
+        "print(torch.cuda.device_count(), torch.ones(1, device=device).device)",
+        {},
+    ),
+    # is_available() calls cudaGetDeviceCount, which starts the CUDA driver: the GPUs are fixed from there,
+    # while device_count() (CUDA not initialised by PyTorch yet) still reads the variable
+    "after_is_available": (
+        "import os, torch\n"
+        "available = torch.cuda.is_available()\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"
+        "print(available, torch.cuda.device_count(), torch.ones(1, device='cuda' if available else 'cpu').device)",
+        {},
+    ),
+    "early": (
+        "import os; os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"
+        "import torch\n"
+        "print(torch.cuda.device_count(), torch.cuda.is_available())\n"
+        "try:\n"
+        "    torch.ones(1, device='cuda')\n"
+        "except RuntimeError:\n"
+        "    print('no GPU for tensors')",
+        {},
+    ),
+}
+
+
+@functools.cache
+def _started_probes() -> dict[str, subprocess.Popen]:
+    return {name: start_python(code, **env) for name, (code, env) in PROBES.items()}
+
+
+@functools.cache
+def probe(name: str) -> str:
+    """stdout of PROBES[name]; the first call starts them all."""
+    return output_of(_started_probes()[name])
 
 
 # ---- CUDA_VISIBLE_DEVICES ----------------------------------------------------------------------------------
 
 
 def test_only_cuda_visible_devices_with_an_s_is_read():
-    # guide 001: os.environ['CUDA_VISIBLE_DEVICE'] = '1' (no final S)
-    unset = run_python(PARSE, CUDA_VISIBLE_DEVICES=None, CUDA_VISIBLE_DEVICE=None)
-    misspelt = run_python(PARSE, CUDA_VISIBLE_DEVICES=None, CUDA_VISIBLE_DEVICE="1")
-    right = run_python(PARSE, CUDA_VISIBLE_DEVICES="1", CUDA_VISIBLE_DEVICE=None)
-    assert unset == str(list(range(64)))
-    assert misspelt == unset  # the misspelt name changes nothing
-    assert right == "[1]"
+    assert probe("parse_unset") == str(list(range(64)))
+    assert probe("parse_misspelt") == probe("parse_unset")  # the misspelt name changes nothing
+    assert probe("parse_right") == "[1]"
 
 
 @pytest.mark.cuda
@@ -62,8 +119,7 @@ def test_misspelt_variable_hides_no_gpu():
 
 def test_an_empty_cuda_visible_devices_hides_every_gpu():
     # On a machine without a GPU the count is 0 either way: here this only shows the variable is accepted.
-    count = "import torch; print(torch.cuda.device_count(), torch.cuda.is_available())"
-    assert run_python(count, CUDA_VISIBLE_DEVICES="") == "0 False"
+    assert probe("empty") == "0 False"
 
 
 @pytest.mark.multi_gpu
@@ -71,26 +127,18 @@ def test_visible_gpus_are_renumbered_from_zero():
     # guide 002: with CUDA_VISIBLE_DEVICES=1, tensor.cuda() goes to "cuda:1"
     outer = os.environ.get("CUDA_VISIBLE_DEVICES")
     ids = [s.strip() for s in outer.split(",")] if outer else [str(i) for i in range(torch.cuda.device_count())]
-    probe = (
+    code = (
         "import torch; p = torch.cuda.get_device_properties(0); x = torch.ones(1).cuda(); "
         "print(torch.cuda.device_count(), x.device, p.pci_domain_id, p.pci_bus_id, p.pci_device_id)"
     )
-    count, device, *slot = run_python(probe, CUDA_VISIBLE_DEVICES=ids[1]).split()
+    count, device, *slot = run_python(code, CUDA_VISIBLE_DEVICES=ids[1]).split()
     assert (count, device) == ("1", "cuda:0")  # the only GPU, called cuda:0 ...
     second = torch.cuda.get_device_properties(1)
     assert slot == [str(second.pci_domain_id), str(second.pci_bus_id), str(second.pci_device_id)]  # ... is GPU 1
 
 
 def test_cuda_visible_devices_set_late_moves_no_tensor():
-    # guide 002: setting os.environ['CUDA_VISIBLE_DEVICES'] in the program works, with no condition attached
-    late = (
-        "import os, torch\n"
-        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"  # CUDA starts here, if there is one
-        "torch.ones(1, device=device)\n"
-        "os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"  # too late to hide the GPU it already uses
-        "print(torch.cuda.device_count(), torch.ones(1, device=device).device)"
-    )
-    count, landed = run_python(late).split()
+    count, landed = probe("late").split()
     if torch.cuda.is_available():
         # On the H100 (torch 2.11.0) the count read the new value and said 0; torch 2.14.1 asks the CUDA
         # runtime once a tensor has been on the GPU. Either way the new tensor goes to the GPU.
@@ -101,29 +149,13 @@ def test_cuda_visible_devices_set_late_moves_no_tensor():
 
 
 def test_is_available_already_fixes_the_gpus():
-    # is_available() calls cudaGetDeviceCount, which starts the CUDA driver: the GPUs are fixed from there,
-    # while device_count() (CUDA not initialised by PyTorch yet) still reads the variable. Not yet run on a GPU.
-    probe = (
-        "import os, torch\n"
-        "available = torch.cuda.is_available()\n"
-        "os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"
-        "print(available, torch.cuda.device_count(), torch.ones(1, device='cuda' if available else 'cpu').device)"
-    )
+    # Not yet run on a GPU.
     expected = "True 0 cuda:0" if torch.cuda.is_available() else "False 0 cpu"
-    assert run_python(probe) == expected
+    assert probe("after_is_available") == expected
 
 
 def test_cuda_visible_devices_set_before_cuda_starts_hides_every_gpu():
-    early = (
-        "import os; os.environ['CUDA_VISIBLE_DEVICES'] = ''\n"
-        "import torch\n"
-        "print(torch.cuda.device_count(), torch.cuda.is_available())\n"
-        "try:\n"
-        "    torch.ones(1, device='cuda')\n"
-        "except RuntimeError:\n"
-        "    print('no GPU for tensors')"
-    )
-    assert run_python(early).splitlines() == ["0 False", "no GPU for tensors"]
+    assert probe("early").splitlines() == ["0 False", "no GPU for tensors"]
 
 
 def test_os_has_environ_not_environment(monkeypatch):

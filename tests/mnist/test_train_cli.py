@@ -7,7 +7,6 @@ compares their exact output; these tests call main() and the functions behind it
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 
 import pytest
@@ -16,7 +15,7 @@ import train
 from torch import nn
 
 from mnist_data import ensure_local_mnist
-from site_pages import REPO
+from snippet_runs import Run, run_snippet
 
 LAST_LINE = re.compile(r"^loss (\d+\.\d{3}) · test accuracy (\d+\.\d)% · (\d+\.\d{2}) s/epoch \(median\)$")
 HAS_CUDA = torch.cuda.is_available() and torch.cuda.device_count() > 0
@@ -28,26 +27,16 @@ CPU_REFUSAL = "resident-graph replays a CUDA graph and needs a CUDA GPU; on cpu,
 
 
 @pytest.fixture(scope="module")
-def real_runs() -> dict[str, subprocess.CompletedProcess]:
-    """One epoch per pipeline on the real data set, as a reader runs the script."""
+def real_runs() -> dict[str, Run]:
+    """One epoch per pipeline on the real data set, run as `python snippets/mnist/train.py ...` runs it."""
     if ensure_local_mnist() is None:
         pytest.skip("no copy of MNIST at hand (../shared/data/mnist or .mnist)")
     device = train.pick_device("auto")  # what the script picks: on a GPU machine the graph rung runs too
     pipelines = [p for p in train.PIPELINES if train.unsupported(p, device) is None]
-    # side by side, one thread each: this model's ops are tiny, and CI machines are shared
-    launched = {
-        p: subprocess.Popen(
-            [sys.executable, "snippets/mnist/train.py", "--epochs", "1", "--pipeline", p, "--no-download",
-             "--threads", "1"],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        for p in pipelines
-    }
-    runs = {}
-    for p, process in launched.items():
-        out, err = process.communicate(timeout=600)
-        runs[p] = subprocess.CompletedProcess(process.args, process.returncode, out, err)
-    return runs
+    # two at a time, one thread each: this model's ops are tiny, and CI machines are shared
+    args = ("--epochs", "1", "--no-download", "--threads", "1")
+    started = {p: run_snippet("snippets/mnist/train.py", *args, "--pipeline", p) for p in pipelines}
+    return {p: run.result(timeout=600) for p, run in started.items()}
 
 
 def test_every_pipeline_trains_and_reports(real_runs):
