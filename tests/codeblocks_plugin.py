@@ -23,7 +23,7 @@ from pytest_codeblocks.main import stdout_io
 from pytest_codeblocks.plugin import TestBlock
 
 from mnist_data import ensure_local_mnist
-from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, RUN_SYNTAXES, code_comments, expand_includes
+from site_pages import BLOCK_MARKS, DOCS, INCLUDE, LANGUAGES, REPO, RUN_SYNTAXES, code_comments, expand_includes
 
 
 @functools.cache
@@ -33,11 +33,10 @@ def cuda_device_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
-SKIP_REASONS = {
-    "cuda": (lambda n: n < 1, "needs a CUDA GPU"),
-    "multi_gpu": (lambda n: n < 2, "needs two or more CUDA GPUs"),
-    "no_cuda": (lambda n: n >= 1, "shows the output of a machine without a CUDA GPU"),
-}
+def skip_reason(marks, gpus: int) -> str | None:
+    """Why a machine with this many CUDA GPUs skips a test with these marks (site_pages.BLOCK_MARKS), or None."""
+    return next((BLOCK_MARKS[m].skip_reason for m in marks if m in BLOCK_MARKS
+                 and not BLOCK_MARKS[m].fewest_gpus <= gpus <= BLOCK_MARKS[m].most_gpus), None)
 
 
 @dataclass
@@ -74,8 +73,8 @@ def page_blocks(page: Path) -> tuple[PageBlock, ...]:
 def pytest_configure(config):
     # bash blocks on the pages say `python`/`torchrun`: make those the interpreter running the tests
     os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
-    for name, (_, reason) in SKIP_REASONS.items():
-        config.addinivalue_line("markers", f"{name}: {reason}")
+    for name, mark in BLOCK_MARKS.items():
+        config.addinivalue_line("markers", f"{name}: {mark.skip_reason}")
 
 
 def pytest_sessionstart(session):
@@ -170,11 +169,9 @@ def _run_from_repo_root(monkeypatch):
 
 
 def pytest_collection_modifyitems(config, items):
-    n = cuda_device_count()
     for item in items:
-        for name, (should_skip, reason) in SKIP_REASONS.items():
-            if item.get_closest_marker(name) and should_skip(n):
-                item.add_marker(pytest.mark.skip(reason=reason))
+        if reason := skip_reason([m.name for m in item.iter_markers()], cuda_device_count()):
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def pytest_unconfigure(config):
@@ -185,6 +182,6 @@ def pytest_unconfigure(config):
 def pytest_terminal_summary(terminalreporter):
     reasons = [r.longrepr[2] for r in terminalreporter.stats.get("skipped", []) if isinstance(r.longrepr, tuple)]
     terminalreporter.write_sep("=", "GPU-dependent checks")
-    for _, reason in SKIP_REASONS.values():
-        terminalreporter.write_line(f"skipped, {reason}: {sum(reason in r for r in reasons)}")
+    for mark in BLOCK_MARKS.values():
+        terminalreporter.write_line(f"skipped, {mark.skip_reason}: {sum(mark.skip_reason in r for r in reasons)}")
     terminalreporter.write_line(f"CUDA GPUs visible to this run: {cuda_device_count()}")

@@ -14,8 +14,8 @@ import pytest
 from mkdocs.utils.meta import get_data
 
 from codeblocks_plugin import page_blocks
-from notebooks import CELL_TAGS, page_notebook
-from site_pages import DOCS, LANGUAGES, RUN_SYNTAXES, load_text, pages
+from notebooks import page_notebook
+from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, RUN_SYNTAXES, load_text, pages
 
 WORDS = load_text("notebooks")
 
@@ -86,7 +86,7 @@ def test_notebook_holds_the_pages_code_and_prose(built_site, lang, stem):
     ]
     marks = [{m.removeprefix("pytest.mark.") for m in b.marks} for b in blocks]
     assert [c.metadata.get("tags", []) for c in code_cells] == [
-        sorted(CELL_TAGS[m] for m in ms if m in CELL_TAGS) for ms in marks
+        sorted(BLOCK_MARKS[m].notebook_tag for m in ms if m in BLOCK_MARKS) for ms in marks
     ]
 
     # the prose between them: every section heading sits between the same two blocks as on the page

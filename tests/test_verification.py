@@ -17,9 +17,9 @@ from mkdocs.exceptions import PluginError
 
 import verification  # docs/hooks/verification.py
 import verification_record
-from codeblocks_plugin import SKIP_REASONS
+from codeblocks_plugin import skip_reason
 from site_build import copy_of_repo
-from site_pages import DOCS, LANGUAGES, REPO, load_text, pages
+from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, load_text, pages
 
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
 SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
@@ -233,13 +233,18 @@ def test_every_language_has_every_word_and_every_skip_reason():
     for lang in LANGUAGES:
         assert set(WORDS[lang]) == set(WORDS[LANGUAGES[0]]), lang
         assert len(WORDS[lang]["headers"]) == 5
-        reasons = {reason for _, reason in SKIP_REASONS.values()}
+        reasons = {mark.skip_reason for mark in BLOCK_MARKS.values()}
         assert reasons <= set(WORDS[lang]["skip_reasons"]), (lang, reasons - set(WORDS[lang]["skip_reasons"]))
     assert all(reason == words for reason, words in WORDS[LANGUAGES[0]]["skip_reasons"].items())
-    # the GPUs each marker's skip waits for, as the page tests decide it
-    assert {SKIP_REASONS["cuda"][1]: 1, SKIP_REASONS["multi_gpu"][1]: 2} == verification.GPUS_NEEDED
-    assert SKIP_REASONS["cuda"][0](0) and not SKIP_REASONS["cuda"][0](1)
-    assert SKIP_REASONS["multi_gpu"][0](1) and not SKIP_REASONS["multi_gpu"][0](2)
+
+
+def test_gpu_marks_skip_where_the_gpus_are_missing_and_the_stamp_counts_them():
+    cuda, multi_gpu = BLOCK_MARKS["cuda"].skip_reason, BLOCK_MARKS["multi_gpu"].skip_reason
+    assert [skip_reason(["cuda"], n) for n in (0, 1, 2)] == [cuda, None, None]
+    assert [skip_reason(["multi_gpu", "flaky"], n) for n in (0, 1, 2)] == [multi_gpu, multi_gpu, None]
+    assert [skip_reason(["no_cuda"], n) for n in (0, 1)] == [None, BLOCK_MARKS["no_cuda"].skip_reason]
+    assert skip_reason(["flaky"], 0) is None
+    assert verification.GPUS_NEEDED[cuda] == 1 and verification.GPUS_NEEDED[multi_gpu] == 2
 
 
 @pytest.mark.parametrize(

@@ -18,13 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from site_pages import REPO
+from verification import OUTCOMES  # docs/hooks/verification.py, which renders the record
 
 RECORDS = REPO / "docs" / "data" / "verification"
 PAGE = re.compile(r"^docs/[a-z]{2}/[^:]+\.md$")
 SNIPPET_PARAM = re.compile(r"\[(snippets/[^\[\]\s]+\.py)\]")  # test ids that name the snippet they run
 # Files a test run executes: an untracked one there means the run did not run the commit alone.
 RUN_FROM = ("docs/", "snippets/", "tests/")
-OUTCOMES = ("passed", "failed", "errors", "skipped")
 # pytest's report categories -> the record's outcomes; a test in two (a teardown error after a pass) takes the
 # later one here, so an error outranks a pass and a failure an error
 CATEGORIES = dict(

@@ -18,10 +18,9 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import get_data
 
-from site_pages import LANGUAGES, expand_includes, fences, join_cjk_lines, language_of, load_text
+from site_pages import BLOCK_MARKS, LANGUAGES, expand_includes, fences, join_cjk_lines, language_of, load_text
 
 ADMONITION = re.compile(r'^(!!!|\?\?\?\+?)\s+\w[\w-]*(?:\s+"([^"]*)")?\s*$')
-CELL_TAGS = {"cuda": "needs-cuda", "multi_gpu": "needs-multi-gpu", "no_cuda": "output-shown-for-cpu"}
 PYTHON_KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 
@@ -56,7 +55,7 @@ def page_notebook(page: Path, lang: str, intro: str) -> nbformat.NotebookNode:
     for cell in nb.cells:
         cell.metadata = {}  # drop jupytext's layout hints
     for cell, block in zip(code_cells, raw_blocks, strict=True):
-        if tags := sorted(CELL_TAGS[m] for m in block.marks if m in CELL_TAGS):
+        if tags := sorted(BLOCK_MARKS[m].notebook_tag for m in block.marks if m in BLOCK_MARKS):
             cell.metadata["tags"] = tags
     title = next((c.source.splitlines()[0].lstrip("# ") for c in nb.cells if c.cell_type == "markdown"), page.stem)
     nb.cells.insert(1, nbformat.v4.new_markdown_cell(intro.format(title=title)))

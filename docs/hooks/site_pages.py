@@ -7,10 +7,12 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import jsonschema
 import markdown
@@ -30,6 +32,22 @@ FENCE = re.compile(r"(?P<marks>(?:^[ \t]*<!--\s*pytest\.mark\.\w+.*?-->[ \t]*\n)
                    r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})(?P<info>[^`\n]*)\n(?P<code>.*?)^(?P=indent)(?P=ticks)[ \t]*$",
                    re.M | re.S)
 MARK = re.compile(r"pytest\.mark\.(\w+)")
+
+
+class BlockMark(NamedTuple):
+    """What a `<!-- pytest.mark.x -->` above a fence says about the machines that run the block."""
+
+    fewest_gpus: int  # CUDA GPUs, at least ...
+    most_gpus: float  # ... and at most; on any other machine the tests skip it,
+    skip_reason: str  # saying this (the verification stamp counts such skips)
+    notebook_tag: str  # the tag of its cell in the page's notebook
+
+
+BLOCK_MARKS = {
+    "cuda": BlockMark(1, math.inf, "needs a CUDA GPU", "needs-cuda"),
+    "multi_gpu": BlockMark(2, math.inf, "needs two or more CUDA GPUs", "needs-multi-gpu"),
+    "no_cuda": BlockMark(0, 0, "shows the output of a machine without a CUDA GPU", "output-shown-for-cpu"),
+}
 
 
 @functools.cache

@@ -10,12 +10,12 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from site_pages import fences, language_of, load_records, load_text
+from site_pages import BLOCK_MARKS, fences, language_of, load_records, load_text
 
-OUTCOMES = ("passed", "failed", "errors", "skipped")
-# skip reason -> CUDA GPUs a machine needs to run what it skipped (tests/codeblocks_plugin.py's markers):
-# while no record comes from such a machine, the stamp says those blocks have not yet run on one
-GPUS_NEEDED = {"needs a CUDA GPU": 1, "needs two or more CUDA GPUs": 2}
+OUTCOMES = ("passed", "failed", "errors", "skipped")  # a record's counts (tests/verification_record.py)
+# skip reason -> CUDA GPUs a machine needs to run what it skipped: while no record comes from such a machine,
+# the stamp says those blocks have not yet run on one
+GPUS_NEEDED = {mark.skip_reason: mark.fewest_gpus for mark in BLOCK_MARKS.values()}
 
 
 def page_code(source: str) -> tuple[bool, list[str]]:
