@@ -18,10 +18,16 @@ def _start_build() -> None:
     _build.update(dest=dest, process=start_mkdocs_build(dest, prefix=tuple(offline_prefix())))
 
 
+def pytest_sessionstart(session):
+    # a build keeps one core busy for seconds: a run of the whole suite (the testpaths) reads the site, so it
+    # starts now, beside the collection, which uses one core
+    if session.config.args_source == pytest.Config.ArgsSource.TESTPATHS and not session.config.option.collectonly:
+        _start_build()
+
+
 def pytest_collection_finish(session):
-    # a build keeps one core busy for seconds: started once the tests are known, it runs beside the first of
-    # them instead of holding up the first test that reads the site
-    if not session.config.option.collectonly and any(
+    # any other run starts it once the tests are known, if one of them reads the site
+    if not _build and not session.config.option.collectonly and any(
         "built_site" in getattr(item, "fixturenames", ()) for item in session.items
     ):
         _start_build()

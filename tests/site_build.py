@@ -28,11 +28,15 @@ def start_mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = (
     )
 
 
-def mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    """The build of start_mkdocs_build, waited for."""
-    process = start_mkdocs_build(dest, cwd, prefix)
+def finished(process: subprocess.Popen) -> subprocess.CompletedProcess:
+    """A started process (output captured as text), waited for."""
     stdout, stderr = process.communicate(timeout=600)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """The build of start_mkdocs_build, waited for."""
+    return finished(start_mkdocs_build(dest, cwd, prefix))
 
 
 def copy_of_repo(dest: Path) -> Path:

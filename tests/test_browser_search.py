@@ -158,6 +158,8 @@ def test_search_answers_reader_questions(home, origin, lang, capsys):
     with capsys.disabled():  # the share is worth seeing on every run, not only when it falls short
         print("\n" + report)
     assert not rec.outside(origin), f"loading or searching requested outside localhost: {rec.outside(origin)}"
+    # the full index is loaded here only (the page tests get it without entries)
+    assert not rec.unexpected_errors(page), f"errors while loading or searching: {rec.unexpected_errors(page)}"
     assert share >= SEARCH_TARGET, report
 
 

@@ -18,7 +18,7 @@ from mkdocs.exceptions import PluginError
 import verification  # docs/hooks/verification.py
 import verification_record
 from codeblocks_plugin import skip_reason
-from site_build import copy_of_repo
+from site_build import copy_of_repo, finished
 from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, load_text, pages
 
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
@@ -72,26 +72,26 @@ def test_errors_in_setup(broken):
 
 @pytest.fixture(scope="module")
 def plugin_run(tmp_path_factory):
-    """A copy of the project with a tiny page, run once without --verification-record, then once with it.
+    """Two copies of the project with a tiny page, run at once: one without --verification-record, one with it
+    and without the committed records (so that the one it writes stands alone).
 
-    Returns the copy, the record files after the plain run, both runs, and the record the second one wrote.
+    Returns the record files of the plain copy after its run, both runs, and the record the second one wrote.
     """
-    repo = copy_of_repo(tmp_path_factory.mktemp("plugin") / "repo")
-    for lang in LANGUAGES:
-        (repo / "docs" / lang / "tiny.md").write_text(TINY_PAGE, encoding="utf-8")
-    (repo / "tests" / "test_outcomes_here.py").write_text(OUTCOMES_TEST, encoding="utf-8")
     targets = ["docs/en/tiny.md", "docs/zh/tiny.md", "tests/test_outcomes_here.py", "-p", "no:cacheprovider"]
-    records = repo / "docs" / "data" / "verification"
-
-    def pytest_run(*extra):
+    records, started = {}, {}
+    for name, extra in (("plain", []), ("recorded", ["--verification-record"])):
+        repo = copy_of_repo(tmp_path_factory.mktemp(name) / "repo")
+        for lang in LANGUAGES:
+            (repo / "docs" / lang / "tiny.md").write_text(TINY_PAGE, encoding="utf-8")
+        (repo / "tests" / "test_outcomes_here.py").write_text(OUTCOMES_TEST, encoding="utf-8")
+        records[name] = repo / "docs" / "data" / "verification"
+        if extra:
+            shutil.rmtree(records[name])
         command = [sys.executable, "-m", "pytest", *targets, *extra]
-        return subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=300)
-
-    plain = pytest_run()
-    after_plain = sorted(p.name for p in records.iterdir())
-    shutil.rmtree(records)  # the committed records, so that the one the next run writes stands alone
-    recorded = pytest_run("--verification-record")
-    return after_plain, plain, recorded, sorted(records.glob("*.json"))
+        started[name] = subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    plain, recorded = finished(started["plain"]), finished(started["recorded"])
+    after_plain = sorted(p.name for p in records["plain"].iterdir())
+    return after_plain, plain, recorded, sorted(records["recorded"].glob("*.json"))
 
 
 def test_an_ordinary_run_writes_no_record(plugin_run):
