@@ -60,7 +60,7 @@ def findings(new_context, origin, built_site):
     then counts for the offline check.
 
     The search index each page fetches arrives with its entries left out: Material's worker would otherwise
-    index the whole site on every page, about a core-second each, beside axe. The index and the worker are
+    index the whole site on every page (about half a core-second each, beside axe). The index and the worker are
     the same on every page; test_browser_search.py loads them in full, searches and checks for errors.
     """
     docs = {p.url: p for p in PAGES} | {rel: None for rel in _other_pages(built_site)}
