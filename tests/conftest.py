@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from site_build import offline_prefix, start_mkdocs_build
+from site_build import finished, offline_prefix, start_mkdocs_build
 
 _build: dict = {}  # this run's one build: its folder and its process
 
@@ -39,8 +39,8 @@ def built_site() -> Path:
     (tests/test_site.py checks which); every test that reads HTML shares it."""
     if not _build:
         _start_build()
-    _, stderr = _build["process"].communicate(timeout=600)
-    assert _build["process"].returncode == 0, stderr[-4000:]
+    build = finished(_build["process"])
+    assert build.returncode == 0, build.stderr[-4000:]
     return _build["dest"]
 
 

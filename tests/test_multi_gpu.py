@@ -14,6 +14,7 @@ import sys
 import pytest
 import torch
 
+from site_build import finished
 from site_pages import REPO
 from snippet_runs import run_snippet
 
@@ -31,9 +32,9 @@ def start_python(code: str, **env: str | None) -> subprocess.Popen:
 
 
 def output_of(process: subprocess.Popen) -> str:
-    stdout, stderr = process.communicate(timeout=300)
-    assert process.returncode == 0, stderr[-3000:]
-    return stdout.strip()
+    run = finished(process)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout.strip()
 
 
 def run_python(code: str, **env: str | None) -> str:
