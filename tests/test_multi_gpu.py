@@ -256,9 +256,10 @@ loss fell: True"""
 
 # as on the page: Gloo's teardown in torch 2.14 aborts a process now and then after the job is done
 @pytest.mark.flaky(reruns=2)
-def test_ddp_script_runs_as_two_nodes():
+def test_ddp_script_runs_as_two_nodes(tmp_path):
     # Two torchrun agents, as on two machines, meet at one c10d rendezvous endpoint; Gloo on the CPU
-    # (with the GPUs hidden, since two "nodes" on one machine would otherwise share GPU 0).
+    # (with the GPUs hidden, since two "nodes" on one machine would otherwise share GPU 0). Their logs go
+    # to tmp_path: without --log-dir each agent leaves a /tmp/torchelastic_* folder behind.
     endpoint = f"127.0.0.1:{_free_port()}"
     command = [
         sys.executable,
@@ -274,6 +275,8 @@ def test_ddp_script_runs_as_two_nodes():
         endpoint,
         "--rdzv-id",
         "two-nodes",
+        "--log-dir",
+        str(tmp_path),
         "snippets/multi_gpu/ddp_train.py",
     ]
     environ = dict(os.environ, CUDA_VISIBLE_DEVICES="")
