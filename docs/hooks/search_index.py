@@ -39,7 +39,7 @@ WORKER_DEST = Path("assets") / "javascripts" / "workers" / WORKER.name
 
 
 def query_rules() -> dict:
-    rules = yaml.safe_load(SEARCH_RULES.read_text(encoding="utf-8")) or {}
+    rules = yaml.load(SEARCH_RULES.read_text(encoding="utf-8"), yaml.CSafeLoader) or {}
     unknown = set(rules) - set(LANGUAGES)
     if unknown:
         raise PluginError(f"docs/data/search.yml: field '{sorted(unknown)[0]}': not a language of the site")

@@ -191,7 +191,7 @@ def load_data(path: Path, schema: Path, repo: Path = REPO):
         else path.name
     try:
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if path.suffix == ".json" else yaml.load(text, yaml.CSafeLoader)
     except (ValueError, yaml.YAMLError) as error:  # JSON's and UTF-8's errors are ValueErrors
         kind = "JSON" if path.suffix == ".json" else "YAML"
         raise PluginError(f"{name}: not valid {kind} ({' '.join(str(error).split())})") from None
@@ -223,7 +223,7 @@ def load_text(hook: str, repo: Path = REPO) -> dict[str, dict[str, str]]:
     for lang in LANGUAGES:
         name = f"docs/data/text/{lang}/{hook}.yml"
         try:
-            text[lang] = yaml.safe_load((repo / name).read_text(encoding="utf-8"))
+            text[lang] = yaml.load((repo / name).read_text(encoding="utf-8"), yaml.CSafeLoader)
         except yaml.YAMLError as error:
             raise PluginError(f"{name}: not valid YAML ({' '.join(str(error).split())})") from None
         if odd := sorted(set(text[lang]) ^ set(text[LANGUAGES[0]])):
