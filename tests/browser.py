@@ -118,17 +118,23 @@ PALETTE_TOGGLE = "form[data-md-component=palette] label:not([hidden])"
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 # JS: axe-core in the light scheme (every rule), then, after the palette toggle, in the dark scheme (the colour
 # rules): {scheme: the one the page opened in, light: violations, dark: violations, or null if the toggle did
-# not switch, absent if there is none}. Code colours are the same on every page (one stylesheet per token
-# class), so the colour rules skip code unless `codeColours`: the caller picks pages that hold every class.
+# not switch, absent if there is none}. A code token's colour comes from its Pygments class alone, so the colour
+# rules check the first token of each class on the page and skip its repeats (all of a long page's code took
+# seconds a scheme); the code blocks' own text (outputs) is checked in full.
 # It waits for a timer first, so that evaluate() returns at once and pages in other contexts run axe side by
 # side (one per core); the wait for the scheme is bounded.
 _AXE_BOTH_SCHEMES_JS = """
-async ([toggle, colourRules, codeColours]) => {
+async ([toggle, colourRules]) => {
   const pause = ms => new Promise(ok => setTimeout(ok, ms));
   const scheme = () => document.body.getAttribute("data-md-color-scheme");
   const run = async (context, options) =>
     (await axe.run(context, {resultTypes: ["violations"], ...options})).violations;
-  const colourContext = codeColours ? document : {exclude: [["div.highlight code"]]};
+  const seen = new Set();
+  for (const token of document.querySelectorAll("div.highlight code span[class]")) {
+    if (seen.has(token.className)) token.setAttribute("data-colour-repeat", "");
+    seen.add(token.className);
+  }
+  const colourContext = {exclude: [["div.highlight code span[data-colour-repeat]"]]};
   const colours = () => run(colourContext, {runOnly: {type: "rule", values: colourRules}});
   await pause(0);
   const others = Object.fromEntries(colourRules.map(rule => [rule, {enabled: false}]));
@@ -144,10 +150,10 @@ async ([toggle, colourRules, codeColours]) => {
 """
 
 
-def start_axe(page, code_colours: bool) -> None:
+def start_axe(page) -> None:
     """Start axe on the loaded page in both schemes; `window.axeFound` is the promise of what it finds."""
     page.add_script_tag(path=str(AXE))
-    args = [PALETTE_TOGGLE, COLOUR_RULES, code_colours]
+    args = [PALETTE_TOGGLE, COLOUR_RULES]
     page.evaluate(f"args => {{ window.axeFound = ({_AXE_BOTH_SCHEMES_JS})(args) }}", args)
 
 
