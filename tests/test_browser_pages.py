@@ -164,8 +164,8 @@ FAINT_CODE = """.highlight .kn { color: #bdbdbd !important }
 
 
 def test_the_colour_rules_see_faint_code(new_context, origin):
-    """The colour rules check each token class once per page (the first import keyword of the tensors page, not
-    its repeats) and the code blocks' own text in full, in both schemes."""
+    """The colour rules check each token class once per page (an import keyword of the tensors page, not its
+    repeats) and the code blocks' own text in full, in both schemes."""
     page = new_context().new_page()
     page.goto(f"{origin}/tensors/", wait_until="load")
     page.add_style_tag(content=FAINT_CODE)
@@ -173,7 +173,8 @@ def test_the_colour_rules_see_faint_code(new_context, origin):
     found = page.evaluate("() => window.axeFound")
     failing = {scheme: [node["target"][-1] for v in found[scheme] if v["id"] == "color-contrast" for node in v["nodes"]]
                for scheme in ("light", "dark")}
-    assert [t for t in failing["light"] if "> .kn" in t] == ["#__code_0 > code > .kn"], failing["light"]
+    keywords = [t for t in failing["light"] if "> .kn" in t]  # one reported, though the page has several
+    assert len(keywords) == 1 < page.locator("div.highlight code .kn").count(), failing["light"]
     assert any(t.endswith("> code") for t in failing["dark"]), failing["dark"]
 
 
