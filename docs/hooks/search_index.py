@@ -24,11 +24,10 @@ import shutil
 from pathlib import Path
 
 import jieba
-import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from site_pages import LANGUAGES, REPO, language_of_url
+from site_pages import LANGUAGES, REPO, language_of_url, parse_yaml
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # the Han script, as far as the pages use it
 SEARCH_RULES = REPO / "docs" / "data" / "search.yml"
@@ -39,7 +38,7 @@ WORKER_DEST = Path("assets") / "javascripts" / "workers" / WORKER.name
 
 
 def query_rules() -> dict:
-    rules = yaml.load(SEARCH_RULES.read_text(encoding="utf-8"), yaml.CSafeLoader) or {}
+    rules = parse_yaml(SEARCH_RULES.read_text(encoding="utf-8")) or {}
     unknown = set(rules) - set(LANGUAGES)
     if unknown:
         raise PluginError(f"docs/data/search.yml: field '{sorted(unknown)[0]}': not a language of the site")
