@@ -8,8 +8,10 @@ import sys
 from html.parser import HTMLParser
 
 import pytest
+from mkdocs.exceptions import PluginError
 from pymdownx.snippets import SnippetMissingError
 
+import search_index  # docs/hooks/search_index.py
 from codeblocks_plugin import page_blocks
 from site_build import copy_of_repo, mkdocs_build, offline_prefix
 from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, SNIPPETS, expand_includes, pages, settings
@@ -163,6 +165,14 @@ def test_a_malformed_data_file_stops_the_build_with_one_line(tmp_path):
     assert result.returncode != 0
     assert "docs/data/comments/zh/devices.yml: field 'an unused key'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_malformed_search_rules_stop_the_build_with_one_line(tmp_path, monkeypatch):
+    rules = tmp_path / "search.yml"
+    rules.write_text("zh:\n  stop_words: [的\n", encoding="utf-8")
+    monkeypatch.setattr(search_index, "SEARCH_RULES", rules)
+    with pytest.raises(PluginError, match=r"^docs/data/search\.yml: not valid YAML \(.*line 3"):
+        search_index.query_rules()
 
 
 def test_ruff_is_clean():

@@ -38,7 +38,7 @@ WORKER_DEST = Path("assets") / "javascripts" / "workers" / WORKER.name
 
 
 def query_rules() -> dict:
-    rules = parse_yaml(SEARCH_RULES.read_text(encoding="utf-8")) or {}
+    rules = parse_yaml(SEARCH_RULES.read_text(encoding="utf-8"), "docs/data/search.yml") or {}
     unknown = set(rules) - set(LANGUAGES)
     if unknown:
         raise PluginError(f"docs/data/search.yml: field '{sorted(unknown)[0]}': not a language of the site")

@@ -189,9 +189,12 @@ def translate_comments(lines: list[str], words: dict[str, str]) -> list[str]:
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def parse_yaml(text: str):
-    """A data file's YAML text as Python data (safe tags only)."""
-    return yaml.load(text, _YAML_LOADER)
+def parse_yaml(text: str, name: str):
+    """The YAML text of the data file name as Python data (safe tags only); bad YAML is one PluginError line."""
+    try:
+        return yaml.load(text, _YAML_LOADER)
+    except yaml.YAMLError as error:
+        raise PluginError(f"{name}: not valid YAML ({' '.join(str(error).split())})") from None
 
 
 def load_data(path: Path, schema: Path, repo: Path = REPO):
@@ -200,8 +203,8 @@ def load_data(path: Path, schema: Path, repo: Path = REPO):
         else path.name
     try:
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else parse_yaml(text)
-    except (ValueError, yaml.YAMLError) as error:  # JSON's and UTF-8's errors are ValueErrors
+        data = json.loads(text) if path.suffix == ".json" else parse_yaml(text, name)
+    except ValueError as error:  # JSON's and UTF-8's errors
         kind = "JSON" if path.suffix == ".json" else "YAML"
         raise PluginError(f"{name}: not valid {kind} ({' '.join(str(error).split())})") from None
     validator = jsonschema.Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
@@ -231,10 +234,7 @@ def load_text(hook: str, repo: Path = REPO) -> dict[str, dict[str, str]]:
     text = {}
     for lang in LANGUAGES:
         name = f"docs/data/text/{lang}/{hook}.yml"
-        try:
-            text[lang] = parse_yaml((repo / name).read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            raise PluginError(f"{name}: not valid YAML ({' '.join(str(error).split())})") from None
+        text[lang] = parse_yaml((repo / name).read_text(encoding="utf-8"), name)
         if odd := sorted(set(text[lang]) ^ set(text[LANGUAGES[0]])):
             raise PluginError(f"{name}: field '{odd[0]}': not in every language's {hook}.yml")
     return text
