@@ -241,9 +241,9 @@ def test_every_language_has_every_word_and_every_skip_reason():
 def test_gpu_marks_skip_where_the_gpus_are_missing_and_the_stamp_counts_them():
     cuda, multi_gpu = BLOCK_MARKS["cuda"].skip_reason, BLOCK_MARKS["multi_gpu"].skip_reason
     assert [skip_reason(["cuda"], n) for n in (0, 1, 2)] == [cuda, None, None]
-    assert [skip_reason(["multi_gpu", "flaky"], n) for n in (0, 1, 2)] == [multi_gpu, multi_gpu, None]
+    assert [skip_reason(["multi_gpu", "timeout"], n) for n in (0, 1, 2)] == [multi_gpu, multi_gpu, None]
     assert [skip_reason(["no_cuda"], n) for n in (0, 1)] == [None, BLOCK_MARKS["no_cuda"].skip_reason]
-    assert skip_reason(["flaky"], 0) is None
+    assert skip_reason(["timeout"], 0) is None
     assert verification.GPUS_NEEDED[cuda] == 1 and verification.GPUS_NEEDED[multi_gpu] == 2
 
 

@@ -113,7 +113,7 @@ class Fence:
 
     info: str  # the whole info string: "python", 'python title="x"', "text"
     code: str
-    marks: tuple[str, ...] = ()  # the pytest marks above it: "cuda", "no_cuda", "flaky"
+    marks: tuple[str, ...] = ()  # the pytest marks above it: "cuda", "multi_gpu", "no_cuda"
 
     @property
     def syntax(self) -> str:

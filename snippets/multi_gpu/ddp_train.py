@@ -8,6 +8,7 @@ import os
 
 import torch
 import torch.distributed as dist
+import torch.distributed.nn  # before init_process_group: lets destroy_process_group free the group
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
