@@ -41,6 +41,7 @@ def mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> 
 
 def copy_of_repo(dest: Path) -> Path:
     """A scratch copy of the project (no venv, git or data) for tests that break things on purpose."""
-    skip = {".venv", "site", ".git", "data", ".mnist", "test-artifacts", "node_modules"}
-    shutil.copytree(REPO, dest, ignore=lambda d, names: skip.intersection(names) if Path(d) == REPO else ())
+    skip = {"site", ".git", "data", ".mnist", "test-artifacts", "node_modules", ".gpu-carry"}
+    shutil.copytree(REPO, dest, ignore=lambda d, names: {n for n in names if n in skip or n.startswith(".venv")}
+                    if Path(d) == REPO else ())
     return dest

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 
+@pytest.mark.erratum("current-device-is-not-a-count")
 def test_current_device_is_an_index_not_a_count():
     # guide 000 comments `torch.cuda.current_device()` as "number of GPUs"
     if not torch.cuda.is_available():
@@ -21,6 +22,7 @@ def test_current_device_is_an_index_not_a_count():
         assert torch.cuda.current_device() == count - 1
 
 
+@pytest.mark.erratum("cuda-is-not-cuda-0")
 def test_cuda_and_cuda_0_are_different_devices():
     # guide 003: "cuda:0 和 cuda 是等价的"
     plain, first = torch.device("cuda"), torch.device("cuda:0")
@@ -42,6 +44,7 @@ def test_plain_cuda_follows_the_current_device():
     assert torch.ones(1, device="cuda").device == torch.device("cuda:0")
 
 
+@pytest.mark.erratum("cuda-toolkit-not-needed")
 def test_cuda_wheel_brings_its_own_cuda_runtime_and_cudnn():
     # guide 000: install CUDA and cuDNN matching PyTorch before using a GPU
     if torch.version.cuda is None:
@@ -54,6 +57,7 @@ def test_cuda_wheel_brings_its_own_cuda_runtime_and_cudnn():
 # ---- more of the guides' claims, checked line by line ----------------------------------------------------
 
 
+@pytest.mark.erratum("print-shows-the-short-form-of-a-device")
 def test_print_shows_the_short_form_of_a_device():
     # guide 002, section 6: print(x_to.device) commented as "device(type='cuda', index=0)"
     device = torch.device("cuda", 0)
@@ -62,6 +66,7 @@ def test_print_shows_the_short_form_of_a_device():
     assert str(torch.ones(1).device) == "cpu"
 
 
+@pytest.mark.erratum("a-device-is-not-a-context")
 def test_pytorch_calls_it_a_device_not_a_context():
     # guide 003: "每个数组都有一个设备（device），我们通常将其称为环境（context）"
     t = torch.ones(1)

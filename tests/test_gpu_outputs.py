@@ -10,13 +10,15 @@ the device named in the title, the stable ones must match exactly.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
+import jsonschema
 import pytest
 import torch
 
 from codeblocks_plugin import page_blocks
-from site_pages import DOCS, LANGUAGES, pages
+from site_pages import DOCS, LANGUAGES, REPO, pages
 from snippet_runs import run_snippet
 
 TITLE = re.compile(r'^text title="(?P<device>[^"]+?) · torch (?P<torch>\d+\.\d+\.\d+)"$')
@@ -115,3 +117,90 @@ def test_the_snippet_prints_what_the_page_shows(snippet):
     match = shape_of(shown, device).fullmatch(printed)
     assert match, f"{snippet} printed\n{printed}\nwhich is not of the form the page shows:\n{shown}"
     CHECKS[snippet](list(match.groups()), printed, shown.strip(), device)
+
+
+# ---- the shown outputs are recorded outputs ----------------------------------------------------------------
+
+GPU_OUTPUTS = DOCS / "data" / "gpu-outputs"
+GPU_OUTPUT_RECORDS = sorted(GPU_OUTPUTS.glob("*.json"))
+GPU_OUTPUTS_SCHEMA = json.loads((DOCS / "data" / "gpu-outputs.schema.json").read_text(encoding="utf-8"))
+SHARED_GPU_RUNS = REPO.parent / "shared" / "gpu-runs"
+
+
+def gpu_output_record(device: str, torch_version: str) -> dict:
+    """The committed record of the run that printed the outputs a fence titled with this device and torch shows."""
+    found = [r for f in GPU_OUTPUT_RECORDS if (r := json.loads(f.read_text(encoding="utf-8")))["device_name"] == device
+             and r["torch_version"].split("+")[0] == torch_version]
+    assert len(found) == 1, f"{len(found)} GPU output records for {device} with torch {torch_version}"
+    return found[0]
+
+
+@pytest.mark.parametrize("path", GPU_OUTPUT_RECORDS, ids=lambda p: p.name)
+def test_a_gpu_output_record_is_schema_valid_and_agrees_with_its_run(path):
+    record = json.loads(path.read_text(encoding="utf-8"))
+    jsonschema.validate(record, GPU_OUTPUTS_SCHEMA)
+    run = json.loads((DOCS / "data" / "verification" / record["verification_record"]).read_text(encoding="utf-8"))
+    assert (run["device_name"], run["torch_version"], run["commit"], run["date"][:10]) == (
+        record["device_name"], record["torch_version"], record["commit"], record["date"])
+    assert path.name == record["verification_record"]  # one name for the run's two records
+
+
+def test_every_shown_gpu_output_is_the_recorded_output():
+    for page, snippet, title, shown in measured_outputs():
+        found = TITLE.match(title)
+        record = gpu_output_record(found["device"], found["torch"])
+        recorded = record["outputs"][snippet]
+        assert shown.rstrip("\n") == recorded.rstrip("\n"), f"{page}: {snippet} differs from its record"
+
+
+@pytest.mark.skipif(not SHARED_GPU_RUNS.is_dir(), reason="the GPU runs' raw files are in ../shared/gpu-runs")
+def test_a_gpu_output_record_holds_what_the_run_printed():
+    for path in GPU_OUTPUT_RECORDS:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        folder = SHARED_GPU_RUNS / f"{record['date']}-h100" / "snippet-outputs"
+        for snippet, text in record["outputs"].items():
+            assert (folder / f"{snippet.replace('/', '_')}.out").read_text(encoding="utf-8") == text, snippet
+
+
+def shown_values(snippet: str) -> list[str]:
+    _, _, title, shown = next(m for m in measured_outputs() if m[1] == snippet)
+    return list(shape_of(shown, TITLE.match(title)["device"]).fullmatch(shown.strip()).groups())
+
+
+def test_the_shown_numbers_keep_the_order_the_page_draws_from_them():
+    check_transfer_cost(shown_values("snippets/performance/transfer_cost.py"))
+    check_cuda_events(shown_values("snippets/performance/cuda_events.py"))
+
+
+# every ratio a page's prose draws from a shown output: (snippet, the ratio from its numbers, the words per language
+# with {n} for the rounded ratio; "almost" is said only of a ratio just under n)
+PROSE_RATIOS = [
+    ("snippets/performance/transfer_cost.py", lambda v: float(v[1]) / float(v[0]),
+     {"en": "almost {n} times as fast", "zh": "快将近 {n} 倍"}),
+    ("snippets/performance/transfer_cost.py", lambda v: float(v[2]) / float(v[1]),
+     {"en": "{n} times faster", "zh": "再快 {n} 倍"}),
+    ("snippets/performance/cuda_events.py", lambda v: float(v[1]) / float(v[0]),
+     {"en": "about {n} times faster", "zh": "快大约 {n} 倍"}),
+]
+
+
+@pytest.mark.parametrize(("snippet", "ratio", "words"), PROSE_RATIOS, ids=lambda x: x if isinstance(x, str) else "")
+def test_a_ratio_in_the_prose_is_computed_from_the_recorded_numbers(snippet, ratio, words):
+    value = ratio(shown_values(snippet))
+    n = round(value)
+    for lang in LANGUAGES:
+        text = next(p for p in pages(lang) if p.name == "performance.md").path.read_text(encoding="utf-8")
+        phrase = words[lang].format(n=n)
+        assert phrase in text, f"{lang}/performance.md: {value:.2f} rounds to {n}; expected {phrase!r}"
+        if "almost" in words[lang] or "将近" in words[lang]:
+            assert n - 1 < value < n, f"'almost {n}' for {value:.2f}"
+
+
+@pytest.mark.parametrize("page", [p.name for p in pages(LANGUAGES[0])])
+def test_both_languages_show_the_same_output_for_every_block(page):
+    # A CPU run compares each language's shown output of a CUDA block with nothing: the other language's copy
+    # is the check (outputs are program output, never translated).
+    def outputs(lang):
+        return [(b.label, b.expanded.expected_output) for b in page_blocks(DOCS / lang / page)]
+
+    assert outputs(LANGUAGES[1]) == outputs(LANGUAGES[0])

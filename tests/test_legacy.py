@@ -26,6 +26,7 @@ def warn_always():
 # ---- legacy tensor types -----------------------------------------------------------------------------------
 
 
+@pytest.mark.erratum("set-default-tensor-type-deprecated")
 def test_set_default_tensor_type_is_deprecated(warn_always):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -53,6 +54,7 @@ def test_legacy_default_type_is_invisible_to_get_default_device(warn_always):
     assert torch.ones(2).device == torch.device("cpu")
 
 
+@pytest.mark.erratum("typed-cuda-constructors-legacy")
 def test_typed_cuda_constructor_is_legacy(warn_always):
     with pytest.warns(UserWarning, match="constructors are no longer recommended"):
         try:
@@ -77,6 +79,7 @@ def test_optimizer_keeps_parameters_through_in_place_conversion():
     assert held[0].device.type == "cpu"
 
 
+@pytest.mark.erratum("optimizer-state-does-not-follow-module")
 def test_optimizer_state_does_not_follow_module():
     model = nn.Linear(3, 1)
     optimizer = torch.optim.Adam(model.parameters())
@@ -117,6 +120,7 @@ def test_dataparallel_without_gpu_only_wraps_the_module():
     assert torch.equal(wrapped(x), model(x))
 
 
+@pytest.mark.erratum("dataparallel-hard-coded-device-ids")
 @pytest.mark.multi_gpu
 def test_dataparallel_rejects_more_device_ids_than_gpus():
     # guide 001: DataParallel(model, device_ids=[0, 1, 2]) whenever device_count() > 1
@@ -135,6 +139,7 @@ def test_dataparallel_docstring_recommends_ddp():
     assert "even if there is only a single node" in doc
 
 
+@pytest.mark.erratum("dataparallel-quoted-constructor-is-old")
 def test_dataparallel_constructor_no_longer_asks_cuda():
     # guide 001 quotes DataParallel.__init__ as testing torch.cuda.is_available()
     import inspect

@@ -102,12 +102,14 @@ def probe(name: str) -> str:
 # ---- CUDA_VISIBLE_DEVICES ----------------------------------------------------------------------------------
 
 
+@pytest.mark.erratum("cuda-visible-device-misspelt")
 def test_only_cuda_visible_devices_with_an_s_is_read():
     assert probe("parse_unset") == str(list(range(64)))
     assert probe("parse_misspelt") == probe("parse_unset")  # the misspelt name changes nothing
     assert probe("parse_right") == "[1]"
 
 
+@pytest.mark.erratum("cuda-visible-device-misspelt-in-002")
 @pytest.mark.cuda
 def test_misspelt_variable_hides_no_gpu():
     # guide 002: "CUDA_VISIBLE_DEVICE=1" (no final S)
@@ -123,6 +125,7 @@ def test_an_empty_cuda_visible_devices_hides_every_gpu():
     assert probe("empty") == "0 False"
 
 
+@pytest.mark.erratum("visible-gpus-are-renumbered")
 @pytest.mark.multi_gpu
 def test_visible_gpus_are_renumbered_from_zero():
     # guide 002: with CUDA_VISIBLE_DEVICES=1, tensor.cuda() goes to "cuda:1"
@@ -138,6 +141,7 @@ def test_visible_gpus_are_renumbered_from_zero():
     assert slot == [str(second.pci_domain_id), str(second.pci_bus_id), str(second.pci_device_id)]  # ... is GPU 1
 
 
+@pytest.mark.erratum("cuda-visible-devices-too-late")
 def test_cuda_visible_devices_set_late_moves_no_tensor():
     count, landed = probe("late").split()
     if torch.cuda.is_available():
@@ -159,6 +163,7 @@ def test_cuda_visible_devices_set_before_cuda_starts_hides_every_gpu():
     assert probe("early").splitlines() == ["0 False", "no GPU for tensors"]
 
 
+@pytest.mark.erratum("os-environment-does-not-exist")
 def test_os_has_environ_not_environment(monkeypatch):
     # guide 001: os.environment['CUDA_VISIBLE_DEVICES'] = '0,1,2,3'
     assert not hasattr(os, "environment")
@@ -173,6 +178,7 @@ def test_os_has_environ_not_environment(monkeypatch):
     )
 
 
+@pytest.mark.erratum("dataparallel-misspelt")
 def test_dataparallel_is_spelt_with_a_capital_p():
     # guide 001: torch.nn.Dataparallel(net, device_ids=device_ids)
     assert not hasattr(torch.nn, "Dataparallel")
@@ -190,6 +196,7 @@ def test_env_magic_is_an_os_environ_assignment(monkeypatch):
     assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1"  # nothing more than os.environ: same timing rule
 
 
+@pytest.mark.erratum("env-magic-has-the-same-timing-catch")
 @pytest.mark.cuda
 def test_env_magic_after_cuda_started_moves_no_tensor():
     # Not simply ignored: like the late os.environ assignment, it leaves tensors where they went, while
@@ -206,6 +213,7 @@ def test_env_magic_after_cuda_started_moves_no_tensor():
 # ---- device order, copies, model parallelism, several nodes ------------------------------------------------
 
 
+@pytest.mark.erratum("cuda-visible-devices-indices-follow-cuda-order")
 @pytest.mark.cuda
 def test_pci_bus_id_order_is_the_order_nvidia_smi_uses():
     # guide 002 names the GPUs of CUDA_VISIBLE_DEVICES=0,2,3 as nvidia-smi would. CUDA counts fastest first

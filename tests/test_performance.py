@@ -79,6 +79,7 @@ def _train(read_every_step: bool) -> list[float]:
 # ---- reading the loss --------------------------------------------------------------------------------------
 
 
+@pytest.mark.erratum("loss-item-every-step")
 def test_reading_the_loss_every_step_changes_no_result():
     # guide 004: running_loss += loss.item() on every step
     every_step, once = _train(read_every_step=True), _train(read_every_step=False)
@@ -95,6 +96,7 @@ def test_reading_the_loss_every_step_synchronises_every_step(synchronizations):
     assert synchronizations(lambda: running.add_(loss.detach())) == 0  # accumulating on the device: none
 
 
+@pytest.mark.erratum("data-loading-differs-with-a-gpu")
 def test_data_loading_changes_with_a_gpu():
     # guide 004, section 2.2: data loading is the same for CPU and GPU
     data = torch.utils.data.TensorDataset(torch.ones(4, 2))
@@ -111,6 +113,7 @@ def test_data_loading_changes_with_a_gpu():
 # ---- synchronisation and the GIL ---------------------------------------------------------------------------
 
 
+@pytest.mark.erratum("logging-loss-is-a-sync-not-the-gil")
 def test_torch_releases_the_gil_while_it_computes():
     # guide 003: logging a GPU loss "triggers the GIL" so that all GPUs block
     a = torch.randn(2000, 2000)

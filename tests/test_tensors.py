@@ -14,6 +14,7 @@ from torch import nn
 # ---- where a tensor lives ----------------------------------------------------------------------------------
 
 
+@pytest.mark.erratum("get-device-works-on-cpu")
 def test_get_device_is_minus_one_on_cpu():
     t = torch.tensor([1, 2, 3])
     assert t.get_device() == -1
@@ -21,6 +22,7 @@ def test_get_device_is_minus_one_on_cpu():
     assert not t.is_cuda
 
 
+@pytest.mark.erratum("get-divice-typo")
 def test_get_divice_does_not_exist():
     t = torch.tensor([1, 2, 3])
     assert not hasattr(t, "get_divice")
@@ -28,6 +30,7 @@ def test_get_divice_does_not_exist():
     assert isinstance(t.get_device(), int)
 
 
+@pytest.mark.erratum("tensor-and-module-have-no-gpu-versions")
 def test_one_tensor_class_for_all_devices():
     cpu, meta = torch.ones(2), torch.ones(2, device="meta")
     assert type(cpu) is torch.Tensor
@@ -38,6 +41,7 @@ def test_one_tensor_class_for_all_devices():
 # ---- moving and copying ------------------------------------------------------------------------------------
 
 
+@pytest.mark.erratum("tensor-cuda-returns-self-when-already-there")
 def test_to_current_device_returns_same_tensor():
     t = torch.tensor([1.0, 2.0])
     assert t.to(t.device) is t
@@ -52,6 +56,7 @@ def test_to_current_device_returns_same_tensor():
     assert t.device.type == "cpu"
 
 
+@pytest.mark.erratum("d2l-copy-example-copies-nothing")
 @pytest.mark.cuda
 def test_cuda_to_same_gpu_returns_same_tensor():
     x = torch.ones(2, 3, device="cuda:0")
@@ -70,6 +75,7 @@ def test_tensor_cuda_copies_from_cpu_and_leaves_original():
     assert not t.is_cuda and g.is_cuda
 
 
+@pytest.mark.erratum("cuda-without-index-is-current-device")
 @pytest.mark.multi_gpu
 def test_cuda_without_index_uses_current_device():
     t = torch.tensor([1, 2, 3])
@@ -78,6 +84,7 @@ def test_cuda_without_index_uses_current_device():
         assert t.cuda(0).device == torch.device("cuda:0")
 
 
+@pytest.mark.erratum("cuda-device-keyword-zero-is-not-cuda")
 @pytest.mark.multi_gpu
 def test_cuda_device_zero_differs_from_default_after_set_device():
     t = torch.tensor([1, 2, 3])
@@ -102,6 +109,7 @@ def test_module_and_input_on_different_devices_raise_runtime_error():
     assert net(x.to(next(net.parameters()).device)).shape == (2, 1)  # the fix the modules page gives
 
 
+@pytest.mark.erratum("cpu-scalar-tensors-cross-devices", "same-device-rule-has-a-scalar-exception")
 def test_cpu_scalar_tensor_mixes_with_other_devices():
     result = torch.ones(2, device="meta") + torch.tensor(2.0)
     assert result.device.type == "meta"
@@ -145,6 +153,7 @@ def test_device_context_and_set_default_device():
     assert torch.get_default_device() == torch.device("cpu")
 
 
+@pytest.mark.erratum("cuda-device-is-not-a-default-device")
 @pytest.mark.cuda
 def test_cuda_device_context_does_not_set_default_device():
     with torch.cuda.device(0):
@@ -165,6 +174,7 @@ def test_new_and_like_keep_dtype_and_device():
 # ---- GPU memory --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.erratum("nvidia-smi-shows-more-than-the-tensors")
 @pytest.mark.cuda
 def test_gpu_memory_in_use_exceeds_the_tensors():
     # guide 003: a tensor on a GPU uses only that GPU's memory, "which nvidia-smi shows"

@@ -25,8 +25,8 @@ def _quoted_everywhere(text: str) -> None:
         assert f"`{text}`" in page, f"{lang} page does not quote {text!r}"
 
 
-def _run(code: str) -> Run:
-    return run_code(textwrap.dedent(code))
+def _run(code: str, *args: str) -> Run:
+    return run_code(textwrap.dedent(code), *args)
 
 
 def test_not_compiled_with_cuda_is_what_torch_raises_without_its_cuda_functions():
@@ -42,10 +42,8 @@ def test_not_compiled_with_cuda_is_what_torch_raises_without_its_cuda_functions(
     _quoted_everywhere(message)
 
 
-def test_merely_asking_is_available_makes_cuda_unusable_in_forked_workers():
-    # The page's block asks is_available() first and gets the fork error; without the question the worker
-    # does not (on a GPU machine it succeeds, here it fails for want of a driver).
-    result = _run("""
+FORKED_WORKER_ON_GPU = """
+        import sys
         import torch
         from torch.utils.data import DataLoader
 
@@ -55,13 +53,32 @@ def test_merely_asking_is_available_makes_cuda_unusable_in_forked_workers():
             def __getitem__(self, i):
                 return torch.zeros(1, device="cuda")
 
+        if "ask" in sys.argv:
+            torch.cuda.is_available()
         try:
             next(iter(DataLoader(OnGpu(), num_workers=1, multiprocessing_context="fork")))
         except RuntimeError as err:
             print(str(err).splitlines()[-1])
-    """)
+"""
+FORK_ERROR = "Cannot re-initialize CUDA in forked subprocess"
+
+
+def test_merely_asking_is_available_makes_cuda_unusable_in_forked_workers():
+    # The page's block asks is_available() first and gets the fork error, on any machine, a CPU one included:
+    # the question starts CUDA in the parent (or finds it missing) and marks every later fork as bad.
+    asked = _run(FORKED_WORKER_ON_GPU, "ask")
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.strip().startswith(f"RuntimeError: {FORK_ERROR}")
+
+
+def test_without_the_question_the_forked_worker_gets_no_fork_error():
+    # The same worker without it: on a GPU machine it makes its tensor, here it fails for want of a driver.
+    result = _run(FORKED_WORKER_ON_GPU)
     assert result.returncode == 0, result.stderr
-    assert "Cannot re-initialize CUDA in forked subprocess" not in result.stdout
+    if torch.cuda.is_available():
+        assert result.stdout.strip() == ""
+    else:
+        assert result.stdout.strip().startswith("RuntimeError: Found no NVIDIA driver on your system")
 
 
 # Quotes of GPU-only messages, and the installed library whose text must contain each one.

@@ -17,9 +17,9 @@ from mkdocs.exceptions import PluginError
 
 import verification  # docs/hooks/verification.py
 import verification_record
-from codeblocks_plugin import skip_reason
+from codeblocks_plugin import cuda_device_count, skip_reason
 from site_build import copy_of_repo, finished
-from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, load_text, pages
+from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, load_text, page_code_digest, pages
 
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
 SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
@@ -109,27 +109,31 @@ def test_the_plugin_writes_a_schema_valid_record_of_what_ran(plugin_run):
     record = _load(file)
     jsonschema.validate(record, SCHEMA)
     assert file == verification_record.record_path(file.parent, record)
-    assert record["device_type"] == "cpu" and record["cuda_device_count"] == 0  # this machine has no GPU
+    # what this machine has: the tiny page's CUDA block is skipped without a GPU and runs (and passes) with one
+    gpus = cuda_device_count()
+    assert record["device_type"] == ("cuda" if gpus else "cpu") and record["cuda_device_count"] == gpus
+    ran = 1 if gpus else 0
+    gpu_skips = {} if gpus else {"needs a CUDA GPU": 1}
     assert record["commit"] is None and record["commit_dirty"] is None  # the copy is no git checkout
     assert record["source"] == {"kind": "pytest", "file": None}
     assert "--verification" not in record["command"] and "docs/en/tiny.md" in record["command"]
     for lang in LANGUAGES:
         assert record["pages"][f"docs/{lang}/tiny.md"] == {
-            "passed": 1,
+            "passed": 1 + ran,
             "failed": 1,
             "errors": 0,
-            "skipped": 1,
-            "skip_reasons": {"needs a CUDA GPU": 1},
+            "skipped": 1 - ran,
+            "skip_reasons": gpu_skips,
         }
     assert record["snippets"] == {
         "snippets/home/three_lines.py": {"passed": 1, "failed": 0, "errors": 0, "skipped": 0, "skip_reasons": {}}
     }
     assert record["totals"] == {
-        "passed": 3,
+        "passed": 3 + 2 * ran,
         "failed": 2,
         "errors": 1,
-        "skipped": 3,
-        "skip_reasons": {"needs a CUDA GPU": 2, "not here": 1},
+        "skipped": 3 - 2 * ran,
+        "skip_reasons": {"not here": 1} | ({} if gpus else {"needs a CUDA GPU": 2}),
     }
     failures = {f["test"]: (f["outcome"], f["message"]) for f in record["failures"]}
     assert failures["tests/test_outcomes_here.py::test_errors_in_setup"] == ("errors", "RuntimeError: setup broke")
@@ -321,7 +325,6 @@ def _built(site: Path, lang: str, page: Path) -> Path:
 def test_every_built_page_with_code_carries_the_stamp_with_the_records_figures(built_site, lang):
     records = [_load(f) for f in RECORDS]
     shown = verification.shown(records)
-    most_gpus = max(r["cuda_device_count"] for r in records)
     stamped = 0
     for page in (p.path for p in pages(lang)):
         text = _stamp_text(_built(built_site, lang, page).read_text(encoding="utf-8"), lang)
@@ -331,6 +334,8 @@ def test_every_built_page_with_code_carries_the_stamp_with_the_records_figures(b
             continue
         stamped += 1
         key = page.relative_to(REPO).as_posix()
+        digest = page_code_digest(page)
+        most_gpus = max(r["cuda_device_count"] for r in records if verification.covers(r, key, digest))
         for record in shown:
             for value in (
                 record["device_name"],
@@ -342,10 +347,35 @@ def test_every_built_page_with_code_carries_the_stamp_with_the_records_figures(b
                 assert value in text, (page, value)
             if key in record["pages"]:
                 figures = verification.describe(record["pages"][key], WORDS[lang], most_gpus)
+                if not verification.covers(record, key, digest):
+                    figures = WORDS[lang]["changed_since"].format(counts=figures)
                 assert re.sub(r"\s+", " ", figures) in text, (page, figures)
             for failure in record["failures"]:
                 assert failure["test"] in text, (page, failure["test"])
     assert stamped >= 8
+
+
+def test_a_page_changed_since_its_gpu_run_says_so_and_its_cuda_blocks_await_a_gpu(built_site):
+    # Literal words, not the renderer's: the H100 record (b1e3b05) predates page digests and every page it ran
+    # has changed since, so its row says so and the CPU row's CUDA skips read "not yet run".
+    text = _stamp_text(_built(built_site, "en", DOCS / "en" / "devices.md").read_text(encoding="utf-8"), "en")
+    assert "the page has changed since, so its blocks as they are now have not run there" in text
+    assert "2 × needs a CUDA GPU: not yet run on such a machine" in text
+
+
+def test_a_gpu_record_with_the_pages_digest_covers_it_and_an_edit_uncovers_it(tmp_path):
+    page = tmp_path / "docs" / "en" / "p.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("# P\n\n<!-- pytest.mark.cuda -->\n```python\nprint(1)\n```\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text((REPO / "mkdocs.yml").read_text(encoding="utf-8"), encoding="utf-8")
+    before = page_code_digest(page, REPO)
+    gpu = {"device_type": "cuda", "page_digests": {"docs/en/p.md": before}}
+    assert verification.covers(gpu, "docs/en/p.md", before)
+    page.write_text(page.read_text(encoding="utf-8").replace("print(1)", "print(2)"), encoding="utf-8")
+    after = page_code_digest(page, REPO)
+    assert after != before and not verification.covers(gpu, "docs/en/p.md", after)
+    assert not verification.covers({"device_type": "cuda"}, "docs/en/p.md", after)  # no digests: changed since
+    assert verification.covers({"device_type": "cpu"}, "docs/en/p.md", after)  # CI runs every commit
 
 
 def test_the_h100_stamp_names_torch_2_11_and_its_failures(built_site):
@@ -399,3 +429,14 @@ def test_a_checkout_is_dirty_only_when_what_the_run_executes_differs_from_the_co
     (tmp_path / "docs" / "en" / "new.md").unlink()
     (tmp_path / "docs" / "en" / "page.md").write_text("# Changed\n", encoding="utf-8")
     assert verification_record.git_state(tmp_path) == (head, True)
+
+
+def test_the_gpu_job_leaves_out_every_browser_test_file_by_name():
+    # A GPU runner without Chromium would otherwise record ~150 browser failures against the pages; the site those
+    # tests check does not depend on the GPU, so the job leaves them out and its record's command names them.
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    left_out = re.search(r"^GPU_JOB_LEAVES_OUT := (.+)$", makefile, re.M)[1].split()
+    uses_browser = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "tests").rglob("test_*.py")
+                          if re.search(r"^from browser import", p.read_text(encoding="utf-8"), re.M))
+    assert uses_browser and left_out == [f"--ignore={path}" for path in uses_browser]
+    assert "--verification-record $(GPU_JOB_LEAVES_OUT)" in makefile

@@ -53,6 +53,27 @@ def words(topic: str) -> dict[str, str]:
     return load_data(path, REPO / COMMENTS_SCHEMA) if path.is_file() else {}
 
 
+# A Chinese text holds a Chinese character, or is only numbers, units and code (e.g. "1 PiB"): an English
+# sentence left in place of its translation has lower-case words of three letters or more.
+CJK = re.compile(r"[\u3400-\u9fff]")
+ENGLISH_WORD = re.compile(r"\b[a-z]{3,}\b")
+
+
+def untranslated(text: str) -> bool:
+    return not CJK.search(text) and bool(ENGLISH_WORD.search(re.sub(r"`[^`]*`", "", text)))
+
+
+def test_the_untranslated_check_tells_english_from_numbers_and_code():
+    assert untranslated("a device name as a string")
+    assert not untranslated("1 PiB") and not untranslated("256 MiB") and not untranslated("用字符串写设备名")
+
+
+@pytest.mark.parametrize("topic", sorted(p.stem for p in (REPO / COMMENTS / LANG).glob("*.yml")))
+def test_every_chinese_text_is_chinese(topic):
+    english = {k: v for k, v in words(topic).items() if untranslated(v)}
+    assert not english, f"{COMMENTS}/{LANG}/{topic}.yml: left in English: {english}"
+
+
 @pytest.mark.parametrize("topic", TOPICS)
 def test_every_comment_a_chinese_page_shows_has_its_chinese_text(topic):
     known = words(topic)

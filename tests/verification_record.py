@@ -17,7 +17,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from site_pages import REPO
+from site_pages import REPO, page_code_digest
 from verification import OUTCOMES  # docs/hooks/verification.py, which renders the record
 
 RECORDS = REPO / "docs" / "data" / "verification"
@@ -132,6 +132,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         "source": {"kind": "pytest", "file": None},
         **build_record(outcomes),
     }
+    # what each page was when it ran: the stamp says when a page has changed since (site_pages.page_code_digest)
+    record["page_digests"] = {page: page_code_digest(REPO / page) for page in record["pages"] if (REPO / page).is_file()}
     path = record_path(RECORDS, record)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -5,6 +5,7 @@ code comments in the page's language). Settings are read from mkdocs.yml with Mk
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
 import math
@@ -147,6 +148,16 @@ CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
 # a break between two CJK characters: a browser shows it as a stray space, and such a next line cannot
 # start a list, heading or table
 SOFT_BREAK = re.compile(rf"(?<=[{CJK}])\n[ \t]*(?=[{CJK}])")
+
+
+def page_code_digest(page: Path, repo: Path = REPO) -> str:
+    """A digest of what a run of page checks: every fence as the page shows it (snippets included, comments in the
+    page's language), with its marks. A record keeps it, so a later edit of the page shows as "changed since"."""
+    text = expand_includes(page.read_text(encoding="utf-8"), page.parent.name, repo)
+    digest = hashlib.sha256()
+    for fence in fences(text):
+        digest.update(json.dumps([fence.info, fence.marks, fence.code], ensure_ascii=False).encode())
+    return digest.hexdigest()[:16]
 
 
 def join_cjk_lines(text: str) -> str:

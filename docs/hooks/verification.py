@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from site_pages import BLOCK_MARKS, fences, language_of, load_records, load_text
+from site_pages import BLOCK_MARKS, fences, language_of, load_records, load_text, page_code_digest
 
 OUTCOMES = ("passed", "failed", "errors", "skipped")  # a record's counts (tests/verification_record.py)
 # skip reason -> CUDA GPUs a machine needs to run what it skipped: while no record comes from such a machine,
@@ -62,9 +62,18 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def render(records: list[dict], t: dict, page: str, snippets: list[str]) -> str:
-    """The stamp for page (its path from the repository root, e.g. docs/en/tensors.md), in t's language."""
-    rows, most_gpus = shown(records), max((r["cuda_device_count"] for r in records), default=0)
+def covers(r: dict, page: str, digest: str | None) -> bool:
+    """Whether the record ran page as it is now: a CPU record always counts (CI runs every commit); a GPU record
+    only while the page's code is what it ran (a record without digests predates them: changed since)."""
+    return r["device_type"] == "cpu" or digest is None or r.get("page_digests", {}).get(page) == digest
+
+
+def render(records: list[dict], t: dict, page: str, snippets: list[str], digest: str | None = None) -> str:
+    """The stamp for page (its path from the repository root, e.g. docs/en/tensors.md), in t's language; digest is
+    site_pages.page_code_digest of the page now (None: not compared)."""
+    rows = shown(records)
+    # "not yet run on such a machine" is decided for this page: only runs of the page as it is now count
+    most_gpus = max((r["cuda_device_count"] for r in records if covers(r, page, digest)), default=0)
     body = [t["ci"]]
     table = ["| " + " | ".join(t["headers"]) + " |", "|---" * len(t["headers"]) + "|"]
     for r in rows:
@@ -73,7 +82,9 @@ def render(records: list[dict], t: dict, page: str, snippets: list[str]) -> str:
             machine(r, t),
             f"{r['torch_version']} · {r['python_version']}",
             f"{r['date'][:10]} · " + (f"`{r['commit'][:7]}`" + "\\*" * bool(r["commit_dirty"]) if r["commit"] else "—"),
-            describe(r["pages"][page], t, most_gpus) if page in r["pages"] else t["not_in_run"],
+            (describe(r["pages"][page], t, most_gpus) if covers(r, page, digest)
+             else t["changed_since"].format(counts=describe(r["pages"][page], t, most_gpus)))
+            if page in r["pages"] else t["not_in_run"],
             "—" if not snippets else describe(_sum(ran), t, most_gpus) if ran else t["not_in_run"],
         )
         table.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
@@ -119,5 +130,6 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if not has_code:
         return markdown
     words = _words[language_of(page.file.src_uri)]
-    stamp = render(_records, words, source.resolve().relative_to(_repo.resolve()).as_posix(), snippets)
+    page_path = source.resolve().relative_to(_repo.resolve()).as_posix()
+    stamp = render(_records, words, page_path, snippets, page_code_digest(source, _repo))
     return markdown.rstrip("\n") + "\n\n" + stamp

@@ -15,6 +15,7 @@ import benchmarks  # docs/hooks/benchmarks.py
 from site_pages import DOCS, REPO
 
 
+@pytest.mark.erratum("unflattened-linear-fails-on-mnist")
 def test_unflattened_linear_fails_on_an_mnist_batch():
     batch = torch.zeros(32, 1, 28, 28)  # the guide's batch_size=32
     with pytest.raises(RuntimeError, match=re.escape("mat1 and mat2 shapes cannot be multiplied (896x28 and 784x10)")):
@@ -22,6 +23,7 @@ def test_unflattened_linear_fails_on_an_mnist_batch():
     assert train.build_model()(batch).shape == (32, 10)
 
 
+@pytest.mark.erratum("cu111-install-line-is-obsolete")
 def test_pinned_torch_is_a_current_cuda_build():
     """What this shows: the torch the site pins is built for CUDA 12 or later, and nothing here uses cu111.
 
@@ -36,6 +38,7 @@ def test_pinned_torch_is_a_current_cuda_build():
         assert "cu111" not in (REPO / name).read_text(encoding="utf-8")
 
 
+@pytest.mark.erratum("gpu-speeds-up-the-guides-example")
 def test_records_show_the_gpu_losing_at_the_guides_batch_size():
     """The erratum gpu-speeds-up-the-guides-example, checked against the committed records.
 
@@ -59,13 +62,14 @@ def test_records_show_the_gpu_losing_at_the_guides_batch_size():
 
 def test_the_guides_loss_item_waits_once_per_step_1875_times_an_epoch():
     """The page's count of `loss.item()` waits: one per step of the guide's loop (batch size 32)."""
-    seeds = REPO.parent / "shared" / "seeds"
-    if not seeds.is_dir():
-        pytest.skip("the source guides (../shared/seeds) are not beside this checkout")
     batch_size = 32
-    guide = next(seeds.glob("004*")).read_text(encoding="utf-8")
-    assert f"batch_size={batch_size}," in guide and "loss.item()" in guide
     steps = len(torch.utils.data.DataLoader(range(60_000), batch_size=batch_size))
     assert steps == 1875
     assert f"{steps:,} times per epoch" in (DOCS / "en" / "mnist.md").read_text(encoding="utf-8")
     assert f"每轮 {steps} 次" in (DOCS / "zh" / "mnist.md").read_text(encoding="utf-8")
+    # the guide's own batch size and loop, where the guides are at hand (the page checks above need them not)
+    seeds = REPO.parent / "shared" / "seeds"
+    if not seeds.is_dir():
+        pytest.skip("the source guides (../shared/seeds) are not beside this checkout")
+    guide = next(seeds.glob("004*")).read_text(encoding="utf-8")
+    assert f"batch_size={batch_size}," in guide and "loss.item()" in guide
