@@ -19,7 +19,7 @@ import verification  # docs/hooks/verification.py
 import verification_record
 from codeblocks_plugin import cuda_device_count, skip_reason
 from site_build import copy_of_repo, finished
-from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, load_text, page_code_digest, pages
+from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, fences, load_text, page_code_digest, pages
 
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
 SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
@@ -440,3 +440,30 @@ def test_the_gpu_job_leaves_out_every_browser_test_file_by_name():
                           if re.search(r"^from browser import", p.read_text(encoding="utf-8"), re.M))
     assert uses_browser and left_out == [f"--ignore={path}" for path in uses_browser]
     assert "--verification-record $(GPU_JOB_LEAVES_OUT)" in makefile
+
+
+def _page_at(commit: str, page: str) -> str | None:
+    shown = subprocess.run(["git", "show", f"{commit}:{page}"], cwd=REPO, capture_output=True, text=True)
+    return shown.stdout if shown.returncode == 0 else None
+
+
+@pytest.mark.parametrize("path", [p for p in RECORDS if _load(p)["source"]["kind"] == "pytest"], ids=lambda p: p.name)
+def test_a_records_gpu_skips_are_the_gpu_blocks_its_pages_had(path):
+    # A hand edit that turns skips into passes (or a plugin that loses them) shows here: on a machine with n GPUs,
+    # each page's skips for want of GPUs are exactly its blocks whose marks need more, as the page was at the
+    # record's commit.
+    record = _load(path)
+    if _page_at(record["commit"], "mkdocs.yml") is None:
+        pytest.skip(f"commit {record['commit'][:7]} is not in this clone's history")
+    gpus = record["cuda_device_count"]
+    for page, counts in record["pages"].items():
+        expected: dict[str, int] = {}
+        for fence in fences(_page_at(record["commit"], page) or ""):
+            if fence.runs and (reason := skip_reason(fence.marks, gpus)):
+                expected[reason] = expected.get(reason, 0) + 1
+        assert counts["skipped"] == sum(counts["skip_reasons"].values()), page  # every skip has its reason
+        recorded = {r: n for r, n in counts["skip_reasons"].items() if r in GPU_SKIP_REASONS}
+        assert recorded == expected, (page, recorded, expected)
+
+
+GPU_SKIP_REASONS = {mark.skip_reason for mark in BLOCK_MARKS.values()}
