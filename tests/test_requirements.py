@@ -16,7 +16,7 @@ from packaging.utils import canonicalize_name
 
 from site_pages import REPO
 
-PIN_FILES = ("requirements.txt", "constraints.txt")
+PIN_FILES = ("requirements.txt", "constraints.txt", "requirements-site.txt")
 
 
 def pin_problem(line: str) -> str | None:
@@ -92,6 +92,14 @@ def test_every_pin_is_the_version_these_tests_run_with(name):
     wrong = {pkg: (pinned, installed) for pkg, pinned in pins(name).items()
              if (installed := _installed(pkg)) != pinned}
     assert not wrong, f"{name}: pinned vs installed: {wrong}"
+
+
+def test_the_site_pins_match_the_full_install():
+    # `make serve` installs requirements-site.txt alone, `make test` requirements.txt: one site, one set of versions
+    full = pins("requirements.txt") | pins("constraints.txt")
+    differ = {pkg: (pinned, full.get(pkg)) for pkg, pinned in pins("requirements-site.txt").items()
+              if full.get(pkg) != pinned}
+    assert not differ, f"requirements-site.txt vs requirements.txt/constraints.txt: {differ}"
 
 
 def _installed(pkg: str) -> str | None:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import gzip
+import html as html_text
+import os
 import re
 import subprocess
 import sys
 from html.parser import HTMLParser
+from urllib.parse import urljoin
+from xml.etree import ElementTree
 
 import pytest
+import yaml
 from mkdocs.exceptions import PluginError
+from mkdocs.utils.yaml import yaml_load
 from pymdownx.snippets import SnippetMissingError
 
 import search_index  # docs/hooks/search_index.py
@@ -147,6 +154,152 @@ def test_the_site_builds_with_the_network_cut(built_site):
     probe = subprocess.run([*prefix, sys.executable, "-c", connect], capture_output=True, text=True)
     assert probe.returncode != 0, "the network was not cut"
     assert (built_site / "index.html").is_file()
+
+
+# --- the site's own addresses: site_url (sitemap, language links) and repo_url + edit_uri (edit buttons) ---
+
+SITEMAP = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+# GitHub's context for a repository example/pytorch-on-cpu-and-gpu, published as a project page (an address
+# with a path)
+GITHUB_CONTEXT = {"github.repository_owner": "example", "github.event.repository.name": "pytorch-on-cpu-and-gpu",
+                  "github.server_url": "https://github.com", "github.repository": "example/pytorch-on-cpu-and-gpu"}
+
+
+def deploy_build_env() -> dict[str, str]:
+    """The environment of the deploy workflow's build step (.github/workflows/docs.yml), in GitHub's context
+    for the example repository."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "docs.yml").read_text(encoding="utf-8"))
+    step = next(step for job in workflow["jobs"].values() for step in job.get("steps", [])
+                if step.get("name") == "Build the site")
+
+    def expand(value) -> str:
+        return re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", lambda m: GITHUB_CONTEXT[m.group(1)], str(value))
+
+    return {name: expand(value) for name, value in step.get("env", {}).items()}
+
+
+def site_url_of_config() -> str | None:
+    """site_url as mkdocs.yml gives it in this environment (its !ENV default where SITE_URL is unset)."""
+    with open(REPO / "mkdocs.yml", encoding="utf-8") as f:
+        url = yaml_load(f).get("site_url")  # read now: settings() keeps what it read first
+    return url if not url or url.endswith("/") else url + "/"
+
+
+def _page_of(site, site_url: str, url: str):
+    """The built file that serves url, an address under site_url, or None where the site has none."""
+    if not url.startswith(site_url):
+        return None
+    path = url.removeprefix(site_url).split("#", 1)[0]
+    target = site / path / "index.html" if path.endswith("/") or not path else site / path
+    return target if target.is_file() else None
+
+
+def sitemap_problems(site, site_url: str) -> list[str]:
+    """What is wrong with the built sitemap: every address absolute, under site_url, and a page of the site."""
+    text = (site / "sitemap.xml").read_text(encoding="utf-8")
+    problems = ["sitemap.xml: `None` in it (no site_url)"] if "None" in text else []
+    try:
+        urls = ElementTree.fromstring(text).findall("s:url", SITEMAP)
+    except ElementTree.ParseError as error:
+        return [*problems, f"sitemap.xml: not XML ({error})"]
+    if not urls:
+        problems.append("sitemap.xml: no <url>")
+    for url in urls:
+        loc = url.findtext("s:loc", "", SITEMAP)
+        links = [(link.get("hreflang"), link.get("href") or "") for link in url.findall("x:link", SITEMAP)]
+        if {lang for lang, _ in links} != set(LANGUAGES):
+            problems.append(f"sitemap.xml: {loc}: alternates for {sorted(lang for lang, _ in links)}")
+        for where, address in [("<loc>", loc)] + [(f"hreflang={lang}", href) for lang, href in links]:
+            if not _page_of(site, site_url, address):
+                problems.append(f"sitemap.xml: {where} {address!r} is no page under {site_url}")
+    if gzip.decompress((site / "sitemap.xml.gz").read_bytes()).decode("utf-8") != text:
+        problems.append("sitemap.xml.gz is not sitemap.xml")
+    return problems
+
+
+class _LanguageLinks(HTMLParser):
+    """The page's hreflang links: <link rel="alternate"> in the head and the language switch's <a>."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[tuple[str, str, str]] = []  # (tag, hreflang, href)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in {"link", "a"} and "hreflang" in a and (tag == "a" or a.get("rel") == "alternate"):
+            self.links.append((tag, a["hreflang"], a.get("href") or ""))
+
+
+def language_link_problems(site, site_url: str) -> list[str]:
+    """Every page's hreflang links, resolved against the page's own address as a browser does: no `None`,
+    under site_url, onto a built page; on a page of the site, onto the same page in each language."""
+    default = LANGUAGES[0]
+    problems = []
+    for html in sorted(site.rglob("*.html")):
+        rel = html.relative_to(site).as_posix()
+        page_url = site_url + rel.removesuffix("index.html")
+        parser = _LanguageLinks()
+        parser.feed(html.read_text(encoding="utf-8"))
+        if {lang for _, lang, _ in parser.links} != set(LANGUAGES):
+            problems.append(f"{rel}: hreflang links for {sorted({lang for _, lang, _ in parser.links})}")
+        lang = next((code for code in LANGUAGES[1:] if rel.startswith(f"{code}/")), default)
+        neutral = rel.removeprefix(f"{lang}/") if lang != default else rel
+        for tag, link_lang, href in parser.links:
+            target = _page_of(site, site_url, urljoin(page_url, href))
+            if "None" in href or target is None:
+                problems.append(f"{rel}: <{tag} hreflang={link_lang} href={href!r}> is no page under {site_url}")
+            # the 404 page is served at any address; mkdocs-static-i18n leaves it the last page's languages
+            elif rel != "404.html":
+                expected = site / (neutral if link_lang == default else f"{link_lang}/{neutral}")
+                if target != expected:
+                    got, want = (p.relative_to(site).as_posix() for p in (target, expected))
+                    problems.append(f"{rel}: <{tag} hreflang={link_lang}> leads to {got}, not {want}")
+    return problems
+
+
+def test_sitemap_and_language_links_are_addresses_under_site_url(built_site):
+    site_url = site_url_of_config()
+    assert site_url, "mkdocs.yml sets no site_url: the sitemap's addresses read `None…`"
+    assert sitemap_problems(built_site, site_url) == []
+    assert language_link_problems(built_site, site_url) == []
+    if not os.environ.get("REPO_URL"):  # a local build invents no repository (mkdocs.yml)
+        assert 'rel="edit"' not in (built_site / "devices" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_deployed_build_links_under_its_address_and_edits_the_page_source(tmp_path, monkeypatch):
+    """Built as the deploy workflow builds it, for a GitHub project page (an address with a path): the sitemap
+    and the language links stay under that path (the home page's "/" would leave it), and each page's edit
+    button opens its own source, docs/zh/<page>.md for a Chinese page."""
+    env = deploy_build_env()
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    site_url = site_url_of_config()
+    assert site_url == "https://example.github.io/pytorch-on-cpu-and-gpu/", f"site_url {site_url!r}, env {env}"
+    site = tmp_path / "site"
+    build = mkdocs_build(site)
+    assert build.returncode == 0, build.stderr[-4000:]
+    assert sitemap_problems(site, site_url) == []
+    assert language_link_problems(site, site_url) == []
+
+    repo = "https://github.com/example/pytorch-on-cpu-and-gpu"
+    edit = repo + "/edit/main/"
+    wrong = []
+    for lang in LANGUAGES:
+        for page in pages(lang):
+            stem = page.name.removesuffix(".md")
+            served = (site if lang == LANGUAGES[0] else site / lang) / ("" if stem == "index" else stem) / "index.html"
+            found = re.findall(r'<a href="([^"]*)"[^>]*rel="edit"', served.read_text(encoding="utf-8"))
+            source = page.path.relative_to(REPO).as_posix()
+            if found != [edit + source]:
+                wrong.append(f"{served.relative_to(site)}: edit links {found}, not {edit + source}")
+    assert not wrong
+    for home in (site / "index.html", site / "zh" / "index.html"):  # Home's clone command, ready to copy
+        text = html_text.unescape(re.sub(r"<[^>]+>", "", home.read_text(encoding="utf-8")))
+        assert f"git clone {repo}.git && cd pytorch-on-cpu-and-gpu" in text, home
+    header = (site / "zh" / "devices" / "index.html").read_text(encoding="utf-8")
+    assert f'href="{repo}"' in header
+    # a plain link: Material's "source" component would fetch the repository's facts from api.github.com
+    assert 'data-md-component="source"' not in header
 
 
 def test_a_missing_snippet_stops_the_build():

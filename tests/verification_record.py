@@ -133,7 +133,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         **build_record(outcomes),
     }
     # what each page was when it ran: the stamp says when a page has changed since (site_pages.page_code_digest)
-    record["page_digests"] = {page: page_code_digest(REPO / page) for page in record["pages"] if (REPO / page).is_file()}
+    record["page_digests"] = {page: page_code_digest(REPO / page) for page in record["pages"]
+                              if (REPO / page).is_file()}
     path = record_path(RECORDS, record)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -16,6 +16,15 @@ import site_pages as site
 from site_pages import COMMENTS, COMMENTS_SCHEMA, REPO, join_cjk_lines, language_of, load_data
 
 INCLUDE_FENCE = re.compile(r'^([ \t]*)```python\n([ \t]*--8<--\s+"([^":]+)(?::[^"]*)?"\s*\n)', re.M)
+# Home's clone command, written with placeholders in each language; a build that knows its repository (the
+# deploy sets REPO_URL, README.md "Addresses") shows the real, copyable command
+CLONE = re.compile(r"git clone <[^>\n]+> && cd <[^>\n]+>")
+
+
+def clone_command(repo_url: str) -> str:
+    """`git clone <url> && cd <folder>` for a repository address (a GitHub page's address, no .git needed)."""
+    url = repo_url.rstrip("/")
+    return f"git clone {url}.git && cd {url.rsplit('/', 1)[-1]}"
 
 
 def on_pre_build(config) -> None:
@@ -26,6 +35,8 @@ def on_pre_build(config) -> None:
 @event_priority(-50)  # after the other hooks have added their Markdown
 def on_page_markdown(markdown: str, page, config, files) -> str:
     markdown = INCLUDE_FENCE.sub(lambda m: f'{m.group(1)}```python title="{m.group(3)}"\n{m.group(2)}', markdown)
+    if config.get("repo_url"):
+        markdown = CLONE.sub(clone_command(config["repo_url"]), markdown)
     lang = language_of(page.file.src_uri)
     if lang not in site.LANGUAGES or lang == site.LANGUAGES[0]:
         return markdown  # English: pymdownx.snippets includes the files as they are

@@ -29,6 +29,8 @@ from mkdocs.plugins import event_priority
 
 from site_pages import LANGUAGES, REPO, language_of_url, parse_yaml
 
+jieba.setLogLevel("WARNING")  # its "Building prefix dict" lines in every build say nothing
+
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # the Han script, as far as the pages use it
 SEARCH_RULES = REPO / "docs" / "data" / "search.yml"
 # kept out of docs/overrides/: mkdocs-static-i18n maps the theme's static files there onto docs/ and
