@@ -12,7 +12,7 @@ from site_pages import DOCS, LANGUAGES, pages, settings
 
 OPENING_TITLE = {"en": '!!! abstract "What you will be able to do"', "zh": '!!! abstract "读完本页，你将能够"'}
 # reference pages that list things (terms, the guides' claims) rather than teach a skill
-NOT_TOPIC_PAGES = {"glossary.md", "sources.md"}
+NOT_TOPIC_PAGES = {"glossary.md", "sources.md", "verification.md"}
 
 
 def topic_pages(lang: str) -> list[str]:
@@ -56,7 +56,11 @@ def test_the_opening_check_catches_a_page_without_the_block():
     assert opening_problem(good, "en") is None
 
 
-def test_older_code_sits_under_reference_before_troubleshooting():
+def test_the_nav_follows_a_learners_order_with_troubleshooting_at_the_top_level():
+    # Home, Quick start, the basics, the full example; then Troubleshooting on its own, where a reader with an
+    # error looks first; then the reference pages, older code first.
+    top = [next(iter(entry)) for entry in settings()["nav"]]
+    assert top == ["Home", "Quick start", "Basics", "Full example", "Troubleshooting", "Reference"]
+    assert next(e["Troubleshooting"] for e in settings()["nav"] if "Troubleshooting" in e) == "troubleshooting.md"
     reference = next(entry["Reference"] for entry in settings()["nav"] if "Reference" in entry)
-    files = [next(iter(item.values())) for item in reference]
-    assert files.index("legacy.md") < files.index("troubleshooting.md")
+    assert [next(iter(item.values())) for item in reference][0] == "legacy.md"

@@ -46,7 +46,8 @@ def _params():
 def _started(request):
     """Start every runnable snippet at once, two at a time in the background; each test waits for its own."""
     runnable = [item.callspec.params["snippet"] for item in request.session.items
-                if getattr(item, "module", None) is request.module and not item.get_closest_marker("skip")]
+                if getattr(item, "module", None) is request.module and not item.get_closest_marker("skip")
+                and getattr(item, "originalname", "") == "test_snippet_runs_as_a_script"]
     for snippet in runnable:
         run_snippet(snippet)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -215,8 +216,9 @@ def scratch(tmp_path) -> Path:
     return tmp_path
 
 
+TITLE = "  title: {en: a title, zh: 一个标题}\n"
 ERRATUM = (
-    "- id: broken-entry\n  guide: '003'\n  section: 计算设备\n  anchor: naming-a-device\n"
+    "- id: broken-entry\n" + TITLE + "  guide: '003'\n  section: 计算设备\n  anchor: naming-a-device\n"
     "  claim: {en: x, zh: x}\n  truth: {en: y, zh: y}\n  snippet: snippets/devices/device_objects.py\n"
     "  test: tests/test_devices.py::test_cuda_and_cuda_0_are_different_devices\n"
 )
@@ -224,6 +226,10 @@ BROKEN = {  # case: (file, its new text or a (old, new) replacement, what the on
     "not-yaml": ("errata/devices.yml", "- {id: broken, guide: '002'\n", "errata/devices.yml: not valid YAML"),
     "missing-truth": ("errata/devices.yml", ERRATUM.replace("  truth: {en: y, zh: y}\n", ""), "field '0.truth'"),
     "empty-claim": ("errata/devices.yml", ERRATUM.replace("{en: x, zh: x}", "{en: x, zh: ' '}"), "field '0.claim.zh'"),
+    "missing-title": ("errata/devices.yml", ERRATUM.replace(TITLE, ""), "field '0.title'"),
+    "title-in-english-only": ("errata/devices.yml", ERRATUM.replace(", zh: 一个标题", ""), "field '0.title.zh'"),
+    "empty-title": ("errata/devices.yml", ERRATUM.replace("{en: a title,", "{en: '',"), "field '0.title.en'"),
+    "title-not-chinese": ("errata/devices.yml", ERRATUM.replace("zh: 一个标题", "zh: a title"), "field '0.title.zh'"),
     "unquoted-guide": ("errata/devices.yml", ERRATUM.replace("'003'", "3"), "field '0.guide'"),
     "unknown-field": ("errata/devices.yml", ERRATUM + "  page: devices.md\n", "field '0.page'"),
     "test-not-an-id": ("errata/devices.yml", ERRATUM.replace("py::test_cuda", "py test_cuda"), "field '0.test'"),
@@ -343,15 +349,142 @@ def test_sources_page_lists_every_guide_and_its_coverage(built_site, data, lang)
         assert f"../{Path(entry['page']).stem}/#{entry['anchor']}" in page.hrefs, entry
 
 
+def words(lang: str) -> dict[str, str]:
+    return yaml.safe_load((DATA / "text" / lang / "sources.yml").read_text(encoding="utf-8"))
+
+
+def section_of(built: str, anchor: str) -> str:
+    """A built page's HTML from the heading with that id up to the next heading."""
+    start = built.index(f'id="{anchor}"')
+    return re.split(r"<h[1-6][ >]", built[start:], maxsplit=1)[0]
+
+
+def _html_text(fragment: str) -> str:
+    parser = _Text()
+    parser.feed(fragment)
+    return html.unescape(parser.text)
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_section_that_shows_the_truth_links_back_to_the_erratum(built_site, data, lang):
-    words = yaml.safe_load((DATA / "text" / lang / "sources.yml").read_text(encoding="utf-8"))["corrects"]
     for e in data["errata"]:
-        built = built_html(built_site, lang, e["page"])
-        start = built.index(f'id="{e["anchor"]}"')
-        section = re.split(r"<h[1-6][ >]", built[start:], maxsplit=1)[0]  # up to the next heading
+        section = section_of(built_html(built_site, lang, e["page"]), e["anchor"])
         assert f'href="../sources/#{e["id"]}"' in section, (e["page"], e["anchor"], e["id"])
-        assert words in html.unescape(section), (e["page"], e["anchor"])
+        assert words(lang)["corrects"].format(guide=e["guide"]) in html.unescape(section), (e["page"], e["anchor"])
+
+
+# ---- (e) errata have titles in both languages; a reader meets an erratum by its title, never by its id ----------
+
+HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def test_every_erratum_has_a_title_in_each_language(data):
+    # the schema requires it (the malformed-data cases above break it); this is what the data holds
+    assert data["errata"], "no errata"
+    for e in data["errata"]:
+        assert sorted(e["title"]) == sorted(LANGUAGES), e["id"]
+        assert all(e["title"][lang].strip() for lang in LANGUAGES), e["id"]
+        assert HAN.search(e["title"]["zh"]) and e["title"]["en"] != e["title"]["zh"], e["id"]
+        assert e["id"] not in e["title"]["en"], e["id"]
+
+
+def test_no_erratum_id_is_visible_on_any_built_page(built_site, data):
+    # an id may be an anchor (id="…", href="…#…"), never text a reader sees: headings, links, tables, the search's
+    # own copy of the text (built from the same HTML) included
+    ids = re.compile(r"(?<![\w-])(" + "|".join(re.escape(e["id"]) for e in data["errata"]) + r")(?![\w-])")
+    pages = sorted(built_site.rglob("*.html"))
+    assert len(pages) > 20, "the built site has too few pages"
+    shown = {}
+    for path in pages:
+        if found := sorted(set(ids.findall(_html_text(path.read_text(encoding="utf-8"))))):
+            shown[path.relative_to(built_site).as_posix()] = found
+    indexes = sorted(built_site.rglob("search_index.json"))
+    assert indexes, "the built site has no search index"
+    for path in indexes:
+        for doc in json.loads(path.read_text(encoding="utf-8"))["docs"]:
+            text = _html_text(f"<p>{doc['title']}</p><div>{doc['text']}</div>")
+            if found := sorted(set(ids.findall(text))):
+                shown[f"{path.relative_to(built_site).as_posix()}: {doc['location']}"] = found
+    assert shown == {}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_line_under_a_heading_names_the_erratum_in_the_page_language(built_site, data, lang):
+    # "Corrects guide 003: <title>", each word in the page's language, the title a link to the erratum's details
+    other = [words(x)["corrects"].split("{", 1)[0].strip() for x in LANGUAGES if x != lang]
+    for e in data["errata"]:
+        section = section_of(built_html(built_site, lang, e["page"]), e["anchor"])
+        link = re.search(rf'<a href="\.\./sources/#{re.escape(e["id"])}">(.*?)</a>', section, re.S)
+        assert link, (lang, e["id"])
+        assert _html_text(link.group(1)) == _plain(sources._escape(e["title"][lang])), (lang, e["id"])
+        line = re.search(r"<p[^>]*>(?:(?!</p>).)*" + re.escape(link.group(0)), section, re.S).group(0)
+        text, title, corrects = _html_text(line + "</p>"), _html_text(link.group(1)), words(lang)["corrects"]
+        assert corrects.format(guide=e["guide"]) in text.rsplit(title, 1)[0][-40:], (lang, e["id"], text)
+        assert not any(o and o in text for o in other), (lang, e["id"], text)
+    assert not HAN.search(words("en")["corrects"]) and HAN.search(words("zh")["corrects"])
+
+
+class _ErrataTable(HTMLParser):
+    """The sources page's errata: the table's rows (cell texts, links) and the <details> (id, open, summary, text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[dict] = []
+        self.details: list[dict] = []
+        self.stack: list[str] = []
+        self.in_errata = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "h2":
+            self.in_errata = attrs.get("id") == "errata"
+        if not self.in_errata:
+            return
+        self.stack.append(tag)
+        if tag == "tr" and "tbody" in self.stack:
+            self.rows.append({"cells": [], "hrefs": []})
+        elif tag == "td" and self.rows:
+            self.rows[-1]["cells"].append("")
+        elif tag == "a" and "td" in self.stack and self.rows:
+            self.rows[-1]["hrefs"].append(attrs.get("href"))
+        elif tag == "details":
+            self.details.append({"id": attrs.get("id"), "class": attrs.get("class"), "open": "open" in attrs,
+                                 "summary": "", "text": ""})
+
+    def handle_endtag(self, tag):
+        if self.in_errata and tag in self.stack:
+            while self.stack.pop() != tag:
+                pass
+
+    def handle_data(self, d):
+        if not self.in_errata:
+            return
+        # text parts joined by a space, as _Text joins them, so that _plain() of the data reads the same
+        if "td" in self.stack and self.rows:
+            self.rows[-1]["cells"][-1] += " " + d
+        if "details" in self.stack:
+            self.details[-1]["summary" if "summary" in self.stack else "text"] += " " + d
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_sources_page_has_one_row_per_erratum_and_its_details_folded(built_site, data, lang):
+    page = _ErrataTable()
+    page.feed(built_html(built_site, lang, "sources.md"))
+    flat = lambda text: " ".join(html.unescape(text).split())  # noqa: E731
+    rows = {row["hrefs"][0]: row for row in page.rows if row["hrefs"]}
+    assert len(page.rows) == len(rows) == len(data["errata"])
+    details = {d["id"]: d for d in page.details}
+    assert len(page.details) == len(details) == len(data["errata"])
+    for e in data["errata"]:
+        title = _plain(sources._escape(e["title"][lang]))
+        row = rows[f"#{e['id']}"]  # the title links to the erratum's details
+        section = " ".join(e["section"].replace("`", "").split())  # "1. 计算设备" alone would be a list to _plain()
+        assert [flat(c) for c in row["cells"]] == [f"{e['guide']} · {section}", title]
+        folded = details[e["id"]]
+        assert folded["class"] == "note" and not folded["open"], e["id"]
+        assert flat(folded["summary"]) == title, e["id"]
+        for key in ("claim", "truth"):
+            assert _plain(sources._flow(e[key][lang], lang)) in flat(folded["text"]), (e["id"], key)
 
 
 # ---- the glossary links the same places in both languages (MkDocs' validation checks the targets) -------

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 from mkdocs.exceptions import PluginError
 
 import verification  # docs/hooks/verification.py
@@ -27,6 +28,7 @@ RECORDS = sorted((DOCS / "data" / "verification").glob("*.json"))
 WORDS = load_text("verification")
 H100_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100"
 H100_RECORD = DOCS / "data" / "verification" / "2026-11-22_cuda_nvidia-h100-80gb-hbm3.json"
+NOTES = yaml.safe_load((DOCS / "data" / "verification-notes.yml").read_text(encoding="utf-8"))
 
 
 def _load(path: Path) -> dict:
@@ -156,12 +158,12 @@ def test_a_teardown_error_outranks_a_pass_and_a_failure_outranks_it():
 # ---- the H100 record: converted once from that run's JUnit report, by a converter since deleted -------------
 
 
-def test_the_h100_record_says_it_was_read_from_a_junit_report_and_the_stamp_says_so_too():
-    record = _load(H100_RECORD)
+def test_the_h100_record_says_it_was_read_from_a_junit_report_and_the_verification_page_says_so_too():
+    record = _load(H100_RECORD) | {"_file": H100_RECORD.name}
     assert record["source"] == {"kind": "junit", "file": "../shared/gpu-runs/2026-11-22-h100/junit-cuda.xml"}
     for lang in LANGUAGES:
-        stamp = verification.render([record], WORDS[lang], "docs/en/multi-gpu.md", [])
-        assert WORDS[lang]["from_junit"].format(file=record["source"]["file"]) in stamp
+        page = verification.runs([record], WORDS[lang] | {"lang": lang}, NOTES)
+        assert WORDS[lang]["from_junit"].format(file=record["source"]["file"]) in page
 
 
 @pytest.mark.skipif(not (H100_RUN / "README.md").is_file(), reason="the H100 run's files are not at hand")
@@ -307,12 +309,17 @@ def test_page_code_finds_runnable_fences_and_their_snippets():
 
 
 def _stamp_text(page_html: str, lang: str) -> str | None:
-    title = WORDS[lang]["title"]
-    start = page_html.find(f'<p class="admonition-title">{html.escape(title, quote=False)}</p>')
+    start = page_html.find('<div class="verification-stamp"')
     if start < 0:
         return None
-    end = page_html.find("</article>", start)
+    end = page_html.find("</details>", start)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page_html[start:end])))
+
+
+def _badge_text(page_html: str) -> str:
+    start = page_html.find('<div class="verification-stamp"')
+    summary = page_html[page_html.find("<summary>", start) + 9 : page_html.find("</summary>", start)]
+    return html.unescape(re.sub(r"<[^>]+>", "", summary)).strip()
 
 
 def _built(site: Path, lang: str, page: Path) -> Path:
@@ -350,8 +357,8 @@ def test_every_built_page_with_code_carries_the_stamp_with_the_records_figures(b
                 if not verification.covers(record, key, digest):
                     figures = WORDS[lang]["changed_since"].format(counts=figures)
                 assert re.sub(r"\s+", " ", figures) in text, (page, figures)
-            for failure in record["failures"]:
-                assert failure["test"] in text, (page, failure["test"])
+            for failure in record["failures"]:  # a run's failures are on the Verification page, not on every page
+                assert failure["test"] not in text, (page, failure["test"])
     assert stamped >= 8
 
 
@@ -378,14 +385,64 @@ def test_a_gpu_record_with_the_pages_digest_covers_it_and_an_edit_uncovers_it(tm
     assert verification.covers({"device_type": "cpu"}, "docs/en/p.md", after)  # CI runs every commit
 
 
-def test_the_h100_stamp_names_torch_2_11_and_its_failures(built_site):
+def test_the_h100_row_names_torch_2_11_and_the_verification_page_explains_its_failures(built_site):
     text = _stamp_text((built_site / "multi-gpu" / "index.html").read_text(encoding="utf-8"), "en")
     assert "2.11.0+cu130 · 3.12.3" in text and "2026-11-22 · b1e3b05" in text
-    assert "244 passed, 3 failed, 2 errors, 39 skipped" in text
-    assert "tests/test_agnostic_multi_perf.py::test_cuda_visible_devices_set_after_cuda_started_is_ignored" in text
     assert "needs two or more CUDA GPUs: not yet run on such a machine" in text
-    zh = _stamp_text((built_site / "zh" / "multi-gpu" / "index.html").read_text(encoding="utf-8"), "zh")
-    assert "244 个通过，3 个失败，2 个出错，39 个跳过" in zh
+    assert "test_cuda_visible_devices_set_after_cuda_started_is_ignored" not in text  # the run's, not this page's
+    runs = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", (built_site / "verification" / "index.html")
+                                                       .read_text(encoding="utf-8"))))
+    assert "244 passed, 3 failed, 2 errors, 39 skipped" in runs
+    runs = runs.replace(" : ", ": ")  # the tags around a test id, stripped
+    assert ("tests/test_agnostic_multi_perf.py::test_cuda_visible_devices_set_after_cuda_started_is_ignored: "
+            "a real finding.") in runs
+    assert "tests/test_mnist.py::test_pinned_torch_is_a_current_cuda_build: that machine's own torch differs" in runs
+    assert runs.count("the GPU machine lacked part of the site's build stack") == 3
+    zh = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", (built_site / "zh" / "verification" / "index.html")
+                                                     .read_text(encoding="utf-8"))))
+    assert "244 个通过，3 个失败，2 个出错，39 个跳过" in zh and "真正的发现" in zh
+
+
+def test_the_badge_is_one_line_of_this_pages_figures(built_site):
+    # Literal words from the committed records: the AMD CPU run at ee423d5, and the H100 run of an older devices page.
+    badge = _badge_text((built_site / "devices" / "index.html").read_text(encoding="utf-8"))
+    assert badge == ("✓ 5 blocks ran on CPU · torch 2.14.1 · ee423d5 · an NVIDIA H100 80GB HBM3 ran an earlier "
+                     "version of this page (2026-11-22) · 2 await a GPU")
+    zh = _badge_text((built_site / "zh" / "devices" / "index.html").read_text(encoding="utf-8"))
+    assert zh == ("✓ 5 个代码块已在 CPU 上运行 · torch 2.14.1 · ee423d5 · NVIDIA H100 80GB HBM3 运行过本页的较早版本"
+                  "（2026-11-22） · 2 个等待 GPU")
+
+
+def test_a_failure_shows_on_a_page_only_when_one_of_its_blocks_failed():
+    cpu = _valid() | {"device_type": "cpu", "device_name": "Some CPU", "cuda_device_count": 0, "failures": []}
+    page, other = "docs/en/devices.md", "docs/en/tensors.md"
+    ok = {"passed": 3, "failed": 0, "errors": 0, "skipped": 0, "skip_reasons": {}}
+    cpu["pages"] = {page: ok, other: ok | {"passed": 2, "failed": 1}}
+    line, failed = verification.badge([cpu], WORDS["en"], page, None)
+    assert not failed and "✗" not in line and line.startswith("✓ 3 blocks ran on CPU")
+    assert "??? success" in verification.render([cpu], WORDS["en"], page, [])
+    line, failed = verification.badge([cpu], WORDS["en"], other, None)
+    assert failed and "✗ 1 failed on Some CPU (CPU, " in line
+    assert "??? failure" in verification.render([cpu], WORDS["en"], other, [])
+
+
+def test_a_failure_without_a_note_stops_the_build_naming_it(tmp_path):
+    data = tmp_path / "docs" / "data"
+    shutil.copytree(DOCS / "data", data)
+    notes = data / "verification-notes.yml"
+    first, second, _ = notes.read_text(encoding="utf-8").split("\n- record:", 2)
+    notes.write_text(f"{first}\n- record:{second}\n", encoding="utf-8")  # the first note only
+    (tmp_path / "mkdocs.yml").write_text((REPO / "mkdocs.yml").read_text(encoding="utf-8"), encoding="utf-8")
+    config = {"docs_dir": str(tmp_path / "docs"), "config_file_path": str(tmp_path / "mkdocs.yml")}
+    with pytest.raises(PluginError, match=r"^docs/data/verification-notes\.yml: no note for the failure "
+                       r"2026-11-22_cuda_nvidia-h100-80gb-hbm3\.json: tests/test_mnist\.py::"):
+        verification.on_pre_build(config)
+    verification.on_pre_build({"docs_dir": str(DOCS), "config_file_path": str(REPO / "mkdocs.yml")})
+
+
+def test_every_failure_of_every_record_has_one_note_and_every_note_a_failure():
+    failures = sorted((p.name, f["test"]) for p in RECORDS for f in _load(p)["failures"])
+    assert sorted((n["record"], n["test"]) for n in NOTES) == failures
 
 
 # ---- unattended GPU runs record themselves ------------------------------------------------------------------
@@ -405,7 +462,7 @@ def test_the_stamp_stays_out_of_the_search_index(built_site):
     docs = json.loads(index)["docs"]
     assert any("CUDA_VISIBLE_DEVICES" in d["text"] for d in docs)  # the pages themselves are indexed
     for lang in LANGUAGES:
-        for words in (WORDS[lang]["title"], WORDS[lang]["headers"][4]):
+        for words in (WORDS[lang]["title"], WORDS[lang]["headers"][4], WORDS[lang]["badge_await"].format(n=2)):
             assert all(html.escape(words) not in html.escape(html.unescape(d["title"] + d["text"])) for d in docs)
 
 

@@ -4,17 +4,19 @@ Every docs/data/benchmarks/*.json is checked against docs/data/benchmark.schema.
 is the ladder (train.PIPELINES' order); a bad record stops the build naming the file and the field.
 `<!-- benchmarks -->` becomes, in the page's language (words: docs/data/text/<lang>/benchmarks.yml), a table
 per device with its findings, CPU against GPU, the plain DataLoader's split, the ladder's targets, a chart
-of seconds per epoch against batch size and a box naming what is not measured yet.
+of seconds per epoch against batch size (sized for a phone, its CPU/GPU crossover marked, its words the page's
+language's) and a box naming what is not measured yet.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import json
 import math
 import re
-from itertools import groupby, product
+from itertools import groupby, pairwise, product
 from operator import itemgetter
 from pathlib import Path
 
@@ -191,29 +193,172 @@ def chart_series(devices: dict[tuple, list[dict]]) -> dict[tuple, list[tuple[int
     }
 
 
-def chart_svg(devices: dict[tuple, list[dict]], label: str) -> str:
-    """Seconds per epoch against batch size as an inline <svg>, styled by docs/data/benchmark_chart.mplstyle:
-    solid lines for CPUs, dashed for GPUs, one colour per rung (matplotlib's colour cycle in ladder order)."""
-    import matplotlib.style  # here, not at the top: a build without records does not pay for it
-    from matplotlib.figure import Figure  # a bare Figure needs no GUI backend
+def crossover(devices: dict[tuple, list[dict]]) -> tuple[float, float] | None:
+    """Where the fastest GPU pipeline becomes faster than the fastest CPU one: (batch size, s/epoch) at which the
+    line through the best GPU times first drops below the line through the best CPU times, both interpolated as
+    straight lines on the chart's log-log axes between the batch sizes measured on both; None where the GPU never
+    goes from slower to faster (faster or slower at every batch size, or no record on one side)."""
+    best: dict[bool, dict[int, float]] = {True: {}, False: {}}  # is a CPU -> batch size -> best s/epoch
+    for key, rows in devices.items():
+        for r in rows:
+            side = best[key[0] == "cpu"]
+            side[r["batch_size"]] = min(side.get(r["batch_size"], math.inf), _seconds(r))
+    batches = sorted(best[True].keys() & best[False].keys())
+    logs = [(math.log(b), math.log(best[False][b]), math.log(best[True][b])) for b in batches]  # batch, GPU, CPU
+    for (b0, g0, c0), (b1, g1, c1) in pairwise(logs):
+        if g0 > c0 and g1 <= c1:  # slower at b0, not slower at b1: the lines cross at the fraction f of the way
+            f = (g0 - c0) / ((g0 - c0) - (g1 - c1))
+            return math.exp(b0 + f * (b1 - b0)), math.exp(c0 + f * (c1 - c0))
+    return None
 
-    with matplotlib.style.context(DATA / "benchmark_chart.mplstyle"):
+
+def crossover_words(batch: float, t: dict) -> str:
+    """The crossover's label, its batch size to two significant digits (it is an interpolation)."""
+    return t["chart_crossover"].format(batch=f"{round(batch, 1 - math.floor(math.log10(batch))):g}")
+
+
+def chart_style():
+    """docs/data/benchmark_chart.mplstyle in effect, for drawing and saving the chart."""
+    import matplotlib.style  # here, not at the top: a build without records does not pay for it
+
+    return matplotlib.style.context(DATA / "benchmark_chart.mplstyle")
+
+
+def _seconds_ticks(low: float, high: float) -> list[float]:
+    """The y axis' ticks between low and high: the powers of ten, or 1-2-5 steps where fewer than two fit."""
+    exponents = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    for steps in ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7)):
+        ticks = [float(f"{m * 10.0**k:.3g}") for k in exponents for m in steps if low <= m * 10.0**k <= high]
+        if len(ticks) >= 2:
+            return ticks
+    return ticks
+
+
+def _clear_of(text, lines, axes) -> bool:
+    """Whether the drawn text lies inside the axes and clear of every plotted line (in display units)."""
+    box, inside = text.get_window_extent().padded(4), axes.get_window_extent()
+    if box.x0 < inside.x0 or box.y0 < inside.y0 or box.x1 > inside.x1 or box.y1 > inside.y1:
+        return False
+    for line in lines:
+        xy = line.get_transform().transform(line.get_xydata())
+        for (x0, y0), (x1, y1) in pairwise(xy):
+            if any(box.contains(x0 + (x1 - x0) * i / 40, y0 + (y1 - y0) * i / 40) for i in range(41)):
+                return False
+    return True
+
+
+def _ensure_fonts(families: list[str]) -> list[str]:
+    """The style's font families that are installed, matplotlib's font list refreshed once if one is missing
+    (a font installed after matplotlib cached its list, as fonts-noto-cjk often is)."""
+    from matplotlib import font_manager
+
+    def known() -> set[str]:
+        return {f.name for f in font_manager.fontManager.ttflist}
+
+    if not set(families) <= known():
+        listed = {f.fname for f in font_manager.fontManager.ttflist}
+        for path in font_manager.findSystemFonts():
+            if path not in listed:
+                with contextlib.suppress(OSError, RuntimeError, ValueError):  # a file FreeType cannot read
+                    font_manager.fontManager.addfont(path)
+    return [f for f in families if f in known()]
+
+
+def chart_figure(devices: dict[tuple, list[dict]], t: dict):
+    """The chart as a matplotlib Figure, drawn within chart_style() (chart_svg's): seconds per
+    epoch against batch size, both logarithmic; one colour per rung, solid lines for CPUs and dashed for GPUs,
+    one marker per device; the y axis in plain seconds, the CPU/GPU crossover marked and labelled, the legend
+    below the axes. Every word is t's (docs/data/text/<lang>/benchmarks.yml)."""
+    import matplotlib
+    from matplotlib.figure import Figure  # a bare Figure needs no GUI backend
+    from matplotlib.lines import Line2D
+
+    matplotlib.rcParams["font.family"] = _ensure_fonts(matplotlib.rcParams["font.family"]) or ["sans-serif"]
+    figure = Figure()
+    ax = figure.add_subplot(xscale="log", yscale="log")
+    ax.set_title(t["chart_title"], loc="left", pad=12)
+    ax.set_xlabel(t["chart_xlabel"])
+    markers = {key: "os^Dv<>p"[i % 8] for i, key in enumerate(devices)}
+    lines = []
+    for (key, pipeline), points in chart_series(devices).items():
+        style = "-" if key[0] == "cpu" else "--"
+        color = f"C{LADDER.index(pipeline)}"
+        lines += ax.plot(*zip(*points, strict=True), style, marker=markers[key], color=color)
+    batches = sorted({r["batch_size"] for rows in devices.values() for r in rows})
+    ax.set_xticks(batches, [str(b) for b in batches], minor=False)
+    low, high = ax.get_ylim()
+    ticks = _seconds_ticks(low, high)
+    ax.set_yticks(ticks, [t["chart_seconds"].format(seconds=s) for s in ticks], minor=False)
+    ax.minorticks_off()
+    ax.set_ylim(low, high)
+    ax.grid(axis="y")
+    ink = matplotlib.rcParams["text.color"]
+    if cross := crossover(devices):
+        x, y = cross
+        ax.plot([x, x], [low, y], ":", color=ink, linewidth=2, gid="crossover-line")
+        ax.plot(
+            [x], [y], "o", color=ink, markersize=9, markerfacecolor="none", markeredgewidth=2, gid="crossover-point"
+        )
+        label = ax.text(0, 0, crossover_words(x, t), gid="crossover-label")
+        # beside the dotted line, at the bottom or the top of the axes: the first place no line runs through
+        places = [(side, height) for height in (0.03, 0.97) for side in (-1, 1)]
+        for side, height in [*places, places[0]]:
+            label.set(
+                x=x * (0.93 if side < 0 else 1.07),
+                y=height,
+                ha="right" if side < 0 else "left",
+                va="bottom" if height < 0.5 else "top",
+                transform=ax.get_xaxis_transform(),
+            )
+            if _clear_of(label, lines, ax):
+                break
+    handles = [
+        Line2D([], [], color=f"C{LADDER.index(p)}", label=t["chart_pipelines"][p])
+        for p in LADDER
+        if any(r["pipeline"] == p for rows in devices.values() for r in rows)
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            color=ink,
+            linestyle="-" if key[0] == "cpu" else "--",
+            marker=markers[key],
+            label=t["chart_cpu" if key[0] == "cpu" else "chart_gpu"].format(device_name=key[1]),
+        )
+        for key in devices
+    ]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(-0.2, -0.12), borderaxespad=0)
+    return figure
+
+
+def chart_svg(devices: dict[tuple, list[dict]], t: dict) -> str:
+    """chart_figure as an inline <svg>, styled by docs/data/benchmark_chart.mplstyle: its text as paths (no font
+    to serve, sharp at any zoom), its ink the page's text colour (currentColor), its background transparent."""
+    import warnings
+
+    import matplotlib
+    from mkdocs.exceptions import PluginError
+
+    with chart_style(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         ink = matplotlib.rcParams["text.color"]
-        ax = Figure().add_subplot(xscale="log", yscale="log", xlabel="batch size", ylabel="s / epoch (median)")
-        for (key, pipeline), points in chart_series(devices).items():
-            label_of_line = f"{key[1]} ({key[0]}) · {pipeline}"
-            style = "-o" if key[0] == "cpu" else "--s"
-            ax.plot(*zip(*points, strict=True), style, color=f"C{LADDER.index(pipeline)}", label=label_of_line)
-        batches = sorted({r["batch_size"] for rows in devices.values() for r in rows})
-        ax.set_xticks(batches, [str(b) for b in batches], minor=False)
-        ax.minorticks_off()
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
         buffer = io.StringIO()
-        ax.figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+        chart_figure(devices, t).savefig(
+            buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight", pad_inches=0.05
+        )
+    if missing := [str(w.message) for w in caught if "missing from font" in str(w.message)]:
+        raise PluginError(
+            f"docs/data/benchmark_chart.mplstyle: no installed font of its font.family draws the chart's words: "
+            f"{missing[0]} (Debian: apt-get install fonts-noto-cjk)"
+        )
     # the <svg> element alone: no declaration, metadata or comments, and no <style>, whose `*` rule would
     # restyle the whole page; natural size where there is room, shrunk to the column where there is not
     svg = re.sub(r"<metadata>.*?</metadata>|<!--.*?-->|<style.*?</style>", "", buffer.getvalue(), flags=re.S)
     svg = svg[svg.index("<svg") :].replace(ink, "currentColor")
+    label = t["chart_label"]
+    if cross := crossover(devices):
+        label += t["list_sep"] + " ".join(crossover_words(cross[0], t).split())
     sizing = 'style="max-width: 100%; height: auto"'
     svg = svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(label)}" {sizing} ', 1)
     return "\n".join(line for line in svg.splitlines() if line.strip())  # a blank line would end the HTML block
@@ -244,7 +389,7 @@ def render(records: list[dict], t: dict) -> str:
     parts += _bullets(t["versus_title"], versus(devices, t) if len(kinds) == 2 else [])
     parts += _bullets(t["loader_title"], loader_split(devices, t)) + _bullets(t["targets_title"], targets(devices, t))
     caption = f"<figcaption>{html.escape(t['caption'])}</figcaption>"
-    parts += [f'<figure class="benchmark-chart">\n{chart_svg(devices, t["chart_label"])}\n{caption}\n</figure>']
+    parts += [f'<figure class="benchmark-chart">\n{chart_svg(devices, t)}\n{caption}\n</figure>']
     parts += _box(t["missing_title"], missing(devices, t))
     parts += _box(t["no_gpu_title"], [t["no_gpu"]] if kinds == {True} else [])
     return "\n\n".join(part for part in parts if part)

@@ -1,6 +1,7 @@
 """Sources and errata: the guides this site is built from, where their sections are covered and what they got
 wrong, rendered into the `sources.md` pages (placeholders `<!-- guides -->`, `<!-- coverage -->`,
-`<!-- errata -->`); under the heading that shows an erratum's truth, a line links back to it.
+`<!-- errata -->`); under the heading that shows an erratum's truth, a line links back to it. A reader meets an
+erratum by its title, written in each language (`title` in the data); its id is only ever an anchor.
 
 Data, each file checked against docs/data/<kind>.schema.json: `guides.yml`; `coverage/<page>.yml` (guide
 sections that docs/<lang>/<page>.md covers, at a heading id); `errata/<page>.yml` (claims whose truth that page
@@ -95,39 +96,65 @@ def render_coverage(data: dict, lang: str) -> str:
 
 
 def render_errata(data: dict, lang: str) -> str:
+    """One table to scan (guide and section, title: a link to the erratum), then each erratum's details, folded,
+    grouped by guide. The erratum's id is an anchor only: a reader sees its title, never the id."""
     t = data["text"][lang]
     if not data["errata"]:
         return t["no_errata"] + "\n"
-    out = [t["errata_count"].format(n=len(data["errata"])), ""]
+    groups = []
     for g in data["guides"]:
         mine = sorted(
             (e for e in data["errata"] if e["guide"] == g["number"]), key=lambda e: g["sections"].index(e["section"])
         )
         if mine:
-            out += [f"### {g['number']} · {_escape(g['title'][lang])} {{ #errata-{g['number']} }}", ""]
+            groups.append((g, mine))
+    out = [t["errata_count"].format(n=len(data["errata"])), ""]
+    # two columns, so that a phone's width leaves the title room: the guide's number leads its section's cell
+    out += [f"| {t['where_col']} | {t['title_col']} |", "| --- | --- |"]
+    out += [
+        f"| {g['number']} · {_escape(e['section'])} | [{_escape(e['title'][lang])}](#{e['id']}) |"
+        for g, mine in groups for e in mine
+    ]
+    out.append("")
+    for g, mine in groups:
+        out += [f"### {g['number']} · {_escape(g['title'][lang])} {{ #errata-{g['number']} }}", ""]
         for e in mine:
-            out.append(
-                f"#### {e['id']} {{ #{e['id']} }}\n\n*{t['section'].format(_escape(e['section']))}*\n\n"
+            body = (
+                f"*{t['section'].format(_escape(e['section']))}*\n\n"
                 f"**{t['claim']}** {_flow(e['claim'][lang], lang)}\n\n"
                 f"**{t['truth']}** {_flow(e['truth'][lang], lang)}\n\n"
                 f"**{t['shown_at']}** {link(data, lang, e['page'], e['anchor'])}  \n"
-                f"**{t['snippet']}** `{e['snippet']}`  \n**{t['test']}** `{e['test']}`\n"
+                f"**{t['snippet']}** `{e['snippet']}`  \n**{t['test']}** `{e['test']}`"
             )
+            # what pymdownx.details makes of `??? note "title"`, written out (md_in_html) to give the <details> the
+            # erratum's id: a link to it opens the fold (Material's script, or Chromium itself) and shows its title
+            out += [
+                f'<details class="note" id="{e["id"]}" markdown="1">',
+                f'<summary markdown="span">{_escape(e["title"][lang])}</summary>',
+                "", body, "", "</details>", "",
+            ]
     return "\n".join(out)
 
 
 def link_back(markdown: str, page: str, lang: str, data: dict) -> str:
-    """Under each heading of the page that shows an erratum's truth, a line linking to the erratum."""
+    """Under each heading of the page that shows an erratum's truth, one line per erratum in the page's language:
+    the guide it corrects and the erratum's title, linking to its entry on the sources page."""
     for anchor in dict.fromkeys(e["anchor"] for e in data["errata"] if e["page"] == page):
         errata = [e for e in data["errata"] if (e["page"], e["anchor"]) == (page, anchor)]
         heading = next((m for m in HEADING.finditer(markdown) if m["id"] == anchor), None)
         if heading is None:
             raise PluginError(f"{errata[0]['file']}: field 'anchor': docs/{lang}/{page} has no heading {{ #{anchor} }}")
         t = data["text"][lang]
-        links = t["list_separator"].join(f"[{e['guide']} · {e['id']}]({SOURCES_PAGE}#{e['id']})" for e in errata)
-        line = f"\n\n*{t['corrects']}* {links}\n{{ data-search-exclude }}"  # the page's own words rank it
+        lines = "  \n".join(_correction(t["corrects"].format(guide=e["guide"]), e, lang) for e in errata)
+        line = f"\n\n{lines}\n{{ .erratum-line data-search-exclude }}"  # the page's own words rank it
         markdown = markdown[: heading.end()] + line + markdown[heading.end() :]
     return markdown
+
+
+def _correction(words: str, erratum: dict, lang: str) -> str:
+    """`*Corrects guide 003:* [title](sources.md#id)`; no space after a full-width colon, which has its own."""
+    gap = "" if words.endswith(("：", "，", "。")) else " "
+    return f"*{words}*{gap}[{_escape(erratum['title'][lang])}]({SOURCES_PAGE}#{erratum['id']})"
 
 
 _MD_SPECIAL = re.compile(r"([\\*_\[\]<>|#])")

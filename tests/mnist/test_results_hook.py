@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 import shutil
 import string
 
@@ -127,6 +129,8 @@ def test_the_h100_records_are_committed_unchanged_and_schema_valid():
 
 
 def _placeholders(value) -> set[str]:
+    if isinstance(value, dict):  # the chart's pipeline names: one mapping per language
+        return {f"{key}:{name}" for key, words in value.items() for name in _placeholders(words)}
     return {name for _, name, _, _ in string.Formatter().parse(str(value)) if name}
 
 
@@ -135,6 +139,7 @@ def test_every_language_has_the_same_words_with_the_same_placeholders():
     assert en.keys() == zh.keys()
     assert {k: _placeholders(v) for k, v in en.items()} == {k: _placeholders(v) for k, v in zh.items()}
     assert len(en["headers"]) == len(zh["headers"]) == 7
+    assert en["chart_pipelines"].keys() == zh["chart_pipelines"].keys() == set(benchmarks.LADDER)
 
 
 # ---- rendering ---------------------------------------------------------------------------------------------
@@ -271,6 +276,167 @@ def test_render_splits_the_loader_step_when_probed():
     assert "每步 3.878 毫秒：快 2.0 倍。" in benchmarks.render(records, WORDS["zh"])
 
 
+# ---- the chart: a phone's width, plain seconds, the crossover, the page's language -------------------------
+
+PHONE_COLUMN_PX = 358  # a 390 px phone's text column: Material pads the content by 16 px each side
+BODY_PX = 16  # Material's body text there (.md-typeset: 0.8rem of a 20 px root), measured in Chromium
+SLATE_BG = "#1e2129"  # Material's dark (slate) page background, measured in Chromium
+
+
+def _committed() -> dict[tuple, list[dict]]:
+    """The H100 run's records and the CPU run of 2026-11-23 (nine each), as the chart draws them: real records
+    that stay as committed, so the hand-checked figures below hold when newer runs are added."""
+    files = [*H100_RECORDS, *sorted((DOCS / "data" / "benchmarks").glob("2026-11-23_cpu_amd-epyc_*.json"))]
+    assert len(files) == 18
+    return benchmarks.latest([json.loads(f.read_text(encoding="utf-8")) for f in files])[0]
+
+
+def _chart_texts(devices: dict, lang: str) -> dict[str, list[str]]:
+    """The chart's words, drawn from the records in lang: every visible, non-empty text of the figure by role."""
+    with benchmarks.chart_style():
+        figure = benchmarks.chart_figure(devices, WORDS[lang])
+        figure.draw_without_rendering()
+        ax = figure.axes[0]
+        texts = {
+            "title": [ax.get_title(loc="left")], "xlabel": [ax.get_xlabel()], "ylabel": [ax.get_ylabel()],
+            "xticks": [tick.get_text() for tick in ax.get_xticklabels()],
+            "yticks": [tick.get_text() for tick in ax.get_yticklabels()],
+            "legend": [text.get_text() for text in ax.get_legend().get_texts()],
+            "crossover": [text.get_text() for text in ax.texts if text.get_gid() == "crossover-label"],
+        }
+        drawn = {text.get_text() for text in figure.findobj(lambda a: hasattr(a, "get_text") and a.get_visible())}
+    assert drawn - {""} == {text for words in texts.values() for text in words} - {""}  # nothing else is written
+    return {role: [text for text in words if text] for role, words in texts.items()}
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_the_crossover_is_computed_from_the_committed_records():
+    # by hand, from the record files: the fastest CPU run (AMD EPYC, 2026-11-23, `resident`) takes 0.1919 s at
+    # batch 256 and 0.1370 s at 1024; the fastest GPU run (H100, `resident`) 0.2463 s and 0.0498 s. The GPU is
+    # slower at 64 (0.7999 against 0.4386) and 256, faster at 1024; on log-log axes the lines cross at
+    # f = ln(0.2463/0.1919) / (ln(0.2463/0.1919) - ln(0.0498/0.1370)) = 0.24958 / 1.26154 = 0.19783 of the way
+    # from 256 to 1024: batch 256 * 4**0.19783 = 336.8, at 0.1919 * (0.1370/0.1919)**0.19783 = 0.1795 s
+    batch, seconds = benchmarks.crossover(_committed())
+    assert batch == pytest.approx(336.78, abs=0.01) and seconds == pytest.approx(0.17952, abs=1e-5)
+    assert benchmarks.crossover_words(batch, WORDS["en"]) == "GPU faster from\nbatch ≈ 340"
+    assert benchmarks.crossover_words(batch, WORDS["zh"]) == "批量约 340 起\nGPU 更快"
+
+
+def test_the_crossover_is_where_the_gpu_overtakes_and_only_there():
+    cpu = [_record(batch_size=b, median_seconds_per_epoch=s) for b, s in ((64, 1.0), (256, 0.5), (1024, 0.25))]
+    gpu = [_gpu(batch_size=b, median_seconds_per_epoch=s) for b, s in ((64, 4.0), (256, 1.0), (1024, 0.0625))]
+    devices, _ = benchmarks.latest(cpu + gpu)
+    # 4× slower at 64, 2× slower at 256, 4× faster at 1024: ratio 2 → 1/4 in one factor 4 of batch size, so
+    # the lines meet a third of the way (in log) from 256 to 1024: 256 * 4**(1/3) = 406.4, at 0.5 / 2**(1/3) s
+    batch, seconds = benchmarks.crossover(devices)
+    assert batch == pytest.approx(256 * 4 ** (1 / 3)) and seconds == pytest.approx(0.5 / 2 ** (1 / 3))
+    # the fastest pipeline of each side counts: a GPU rung at 0.3 s at batch 256 beats the CPU's 0.5 s there, so
+    # the GPU is 4× slower at 64 and 0.6× at 256: f = ln 4 / (ln 4 - ln 0.6) = 0.731, batch 64 * 4**0.731 = 176.4
+    tuned = [_gpu(pipeline="dataloader-tuned", batch_size=256, median_seconds_per_epoch=0.3)]
+    batch, _ = benchmarks.crossover(benchmarks.latest(cpu + gpu + tuned)[0])
+    assert batch == pytest.approx(64 * 4 ** (math.log(4) / (math.log(4) - math.log(0.6)))) == pytest.approx(176.4, 0.01)
+    assert benchmarks.crossover(benchmarks.latest(cpu)[0]) is None  # no GPU record
+    for factor in (0.5, 2):  # the GPU faster at every batch size, or slower at every one: nothing crosses
+        other = [_gpu(batch_size=r["batch_size"], median_seconds_per_epoch=factor * _seconds(r)) for r in cpu]
+        assert benchmarks.crossover(benchmarks.latest(cpu + other)[0]) is None
+
+
+def _seconds(r: dict) -> float:
+    return r["median_seconds_per_epoch"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_chart_marks_the_crossover(lang):
+    devices = _committed()
+    batch, seconds = benchmarks.crossover(devices)
+    with benchmarks.chart_style():
+        ax = benchmarks.chart_figure(devices, WORDS[lang]).axes[0]
+        marks = {line.get_gid(): line for line in ax.lines if line.get_gid()}
+        assert set(marks) == {"crossover-line", "crossover-point"}
+        assert list(marks["crossover-line"].get_xdata()) == [batch, batch]
+        assert max(marks["crossover-line"].get_ydata()) == seconds == marks["crossover-point"].get_ydata()[0]
+    assert _chart_texts(devices, lang)["crossover"] == [benchmarks.crossover_words(batch, WORDS[lang])]
+    svg = benchmarks.chart_svg(devices, WORDS[lang])
+    for gid in ("crossover-line", "crossover-point", "crossover-label"):
+        assert f'id="{gid}"' in svg
+    assert " ".join(benchmarks.crossover_words(batch, WORDS[lang]).split()) in svg  # in the aria-label too
+    no_crossover = benchmarks.latest([_record(), _gpu(median_seconds_per_epoch=9.0)])[0]
+    assert "crossover" not in benchmarks.chart_svg(no_crossover, WORDS[lang])
+
+
+def test_the_y_axis_reads_in_plain_seconds():
+    devices = _committed()  # 0.0498 to 11.1 s
+    assert _chart_texts(devices, "en")["yticks"] == ["0.1 s", "1 s", "10 s"]
+    assert _chart_texts(devices, "zh")["yticks"] == ["0.1 秒", "1 秒", "10 秒"]
+    # less than a decade (0.3 to 0.8 s): no power of ten inside, nor two of 1-2-5; at least two ticks still
+    narrow = benchmarks.latest([_record(median_seconds_per_epoch=0.3), _gpu(median_seconds_per_epoch=0.8)])[0]
+    assert _chart_texts(narrow, "en")["yticks"] == ["0.3 s", "0.5 s", "0.7 s"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_word_of_the_chart_is_in_the_pages_language(lang):
+    devices, words = _committed(), WORDS[lang]
+    texts = _chart_texts(devices, lang)
+    assert texts["title"] == [words["chart_title"]] and texts["xlabel"] == [words["chart_xlabel"]]
+    assert texts["ylabel"] == []  # the title above the axes says what the y axis is
+    assert texts["xticks"] == ["64", "256", "1024"]
+    assert texts["legend"] == [
+        words["chart_pipelines"]["dataloader"], words["chart_pipelines"]["dataloader-tuned"],
+        words["chart_pipelines"]["resident"],
+        words["chart_cpu"].format(device_name="AMD EPYC"),
+        words["chart_gpu"].format(device_name="NVIDIA H100 80GB HBM3"),
+    ]
+    other = _chart_texts(devices, "zh" if lang == "en" else "en")
+    ours = {text for role, words_ in texts.items() if role != "xticks" for text in words_}
+    theirs = {text for role, words_ in other.items() if role != "xticks" for text in words_}
+    assert not ours & theirs  # not one label, title, tick or legend entry in the other language
+    if lang == "zh":
+        assert all(re.search(r"[\u4e00-\u9fff]", text) for text in ours - set(texts["legend"][3:]))
+    # the glyphs are drawn (as paths) from a font that has them: Noto Sans CJK for the Chinese words
+    fonts = set(re.findall(r'<path id="([A-Za-z][\w-]*?)-[0-9a-f]+"', benchmarks.chart_svg(devices, words)))
+    assert fonts == ({"DejaVuSans", "NotoSansCJKsc-Regular"} if lang == "zh" else {"DejaVuSans"})
+
+
+def test_the_chart_stops_the_build_without_a_font_for_its_words(monkeypatch):
+    monkeypatch.setattr(benchmarks, "_ensure_fonts", lambda families: ["DejaVu Sans"])  # no CJK font installed
+    devices = _committed()
+    assert "<svg" in benchmarks.chart_svg(devices, WORDS["en"])
+    with pytest.raises(PluginError, match=r"benchmark_chart\.mplstyle: no installed font .* fonts-noto-cjk"):
+        benchmarks.chart_svg(devices, WORDS["zh"])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_charts_text_is_body_size_on_a_phone_and_sharp(lang):
+    svg = benchmarks.chart_svg(_committed(), WORDS[lang])
+    assert "<text" not in svg and "<image" not in svg  # every glyph a path: sharp at any zoom, no font to load
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) [\d.]+"', svg)[1])
+    sizes = [100 * float(s) for s in re.findall(r"scale\(([\d.]+) -[\d.]+\)", svg)]  # glyphs: 1/100 of the size
+    assert len(sizes) >= 14  # title, axis label, 6 ticks, 5 legend entries, the crossover's label
+    assert min(sizes) * PHONE_COLUMN_PX / width >= BODY_PX  # shrunk to the phone's column, still body-sized
+    assert 'style="max-width: 100%; height: auto"' in svg  # shrunk to the column where it is narrower
+
+
+def test_the_chart_reads_in_both_schemes():
+    svg = benchmarks.chart_svg(_committed(), WORDS["en"])
+    # text, axes and marks in the page's text colour; no background of its own
+    assert "currentColor" in svg and "#010203" not in svg
+    assert not re.search(r"fill: ?#(?:fff|ffffff|000|000000)\b", svg, flags=re.I)
+    colours = set(re.findall(r"stroke: (#[0-9a-f]{6})", svg))
+    assert len(colours) == 3  # the three rungs measured; each line at least 3:1 on the light and the dark page
+    for colour in colours:
+        assert _contrast(colour, "#ffffff") >= 3 and _contrast(colour, SLATE_BG) >= 3, colour
+
+
 # ---- the built page (one build, shared with the other site tests) ------------------------------------------
 
 
@@ -289,6 +455,9 @@ def test_built_page_shows_the_records_with_provenance(built_site, lang):
         if record["commit"]:
             assert f"<code>{record['commit'][:7]}</code>" in html
     assert 'class="benchmark-chart"' in html and "<svg" in html
+    if cross := benchmarks.crossover(devices):  # marked on the chart, and said in its accessible name
+        assert 'id="crossover-label"' in html
+        assert " ".join(benchmarks.crossover_words(cross[0], WORDS[lang]).split()) in html
     if not any(r["device_kind"] != "cpu" for r in shown):
         assert WORDS[lang]["no_gpu_title"] in html
     # the pipelines' accuracies are compared per device and batch size (a larger batch trains differently)

@@ -1,0 +1,42 @@
+"""Home routes a reader, and the language switch keeps their place: in Chromium, as a reader meets them."""
+
+from __future__ import annotations
+
+import pytest
+
+from browser import Recorder
+from site_pages import LANGUAGES
+
+pytest_plugins = ["browser"]
+
+DESKTOP_SCREEN = 900  # the height of the desktop viewport (browser.DESKTOP)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_home_shows_its_entry_points_in_the_first_screen(new_context, origin, lang):
+    context = new_context()
+    page = context.new_page()
+    rec = Recorder(page)
+    page.goto(f"{origin}/{'' if lang == LANGUAGES[0] else lang + '/'}", wait_until="load")
+    cards = page.locator(".md-content .grid.cards > ul > li")
+    assert cards.count() >= 5
+    bottoms = [cards.nth(i).bounding_box() for i in range(cards.count())]
+    assert all(b["y"] + b["height"] <= DESKTOP_SCREEN for b in bottoms), bottoms  # no scrolling to see them
+    targets = [cards.nth(i).locator("a").first.get_attribute("href") for i in range(cards.count())]
+    assert any("quickstart" in t for t in targets) and any("troubleshooting" in t for t in targets)
+    assert rec.unexpected_errors(page) == []
+    context.close()
+
+
+@pytest.mark.parametrize(("start", "other"), [("multi-gpu/#ddp", "zh/multi-gpu/#ddp"),
+                                               ("zh/multi-gpu/#ddp", "multi-gpu/#ddp")])
+def test_the_language_switch_keeps_the_anchor(new_context, origin, start, other):
+    context = new_context()
+    page = context.new_page()
+    page.goto(f"{origin}/{start}", wait_until="load")
+    page.locator(".md-header .md-select").first.hover()
+    target = "zh" if not start.startswith("zh/") else "en"
+    page.locator(f".md-header .md-select a[hreflang='{target}']").first.click()
+    page.wait_for_url(f"{origin}/{other}")
+    assert page.url == f"{origin}/{other}"
+    context.close()
