@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import expect
 
-from browser import PALETTE_TOGGLE, Recorder, describe_violations, start_axe
+from browser import DESKTOP, PALETTE_TOGGLE, Recorder, describe_violations, start_axe
 from site_pages import LANGUAGES, REPO, Page, expand_includes, fences, pages
 
 pytest_plugins = ["browser"]
@@ -29,7 +29,7 @@ SERIOUS = {"serious", "critical"}
 SEARCH_INDEX = "search/search_index.json"
 
 
-# --------------------------------------------------------------------------- one load of a page, three checks
+# --------------------------------------------------------------------------- one load of a page, every check
 
 
 @dataclass
@@ -40,6 +40,7 @@ class Findings:
     axe: list[str] | Exception
     copy: list[str] | Exception
     languages: dict[str, dict[str, str] | str] | Exception  # where it landed, its <html lang>, its language links
+    layout: dict | Exception  # as loaded, at the desktop width: see LAYOUT_JS
 
 
 def _checked(check, *args) -> list[str] | Exception:
@@ -78,14 +79,15 @@ def findings(new_context, origin, built_site):
             languages = {"url": page.url, "lang": page.evaluate("document.documentElement.lang"),
                          "selector": _language_links(page, ".md-header .md-select a[hreflang]"),
                          "alternates": _language_links(page, "head link[rel=alternate][hreflang]")}
+            layout = _checked(page.evaluate, LAYOUT_JS)  # before axe, which flips the colour scheme
             start_axe(page)
         except Exception as error:  # reported by every check of this page, in its own test
-            return context, page, rec, error, error
-        return context, page, rec, response, languages
+            return context, page, rec, error, error, error
+        return context, page, rec, response, languages, layout
 
-    def finish(path: str, context, page, rec, response, languages) -> Findings:
+    def finish(path: str, context, page, rec, response, languages, layout) -> Findings:
         if isinstance(response, Exception):
-            return Findings(response, response, response, response)
+            return Findings(response, response, response, response, response)
         axe = _checked(lambda: _axe_problems(page.evaluate("() => window.axeFound")))
         copy = _checked(_copy_problems, page, docs[path]) if docs[path] else []
         page.wait_for_load_state("networkidle")
@@ -95,7 +97,7 @@ def findings(new_context, origin, built_site):
         if not page.evaluate("typeof window.document$ !== 'undefined'"):
             offline.append("Material's JavaScript did not start (no window.document$): no search, palette, copy")
         context.close()
-        return Findings(offline, axe, copy, languages)
+        return Findings(offline, axe, copy, languages, layout)
 
     def get(path: str) -> Findings:
         if path not in done:
@@ -139,6 +141,68 @@ def test_copy_buttons_copy_the_included_code(findings, doc):
     if not any(f.syntax in PYTHON for f in fences(doc.text())):
         pytest.skip("no Python block on this page")
     _fail_on(_problems(findings(doc.url).copy), f"/{doc.url}", sep="\n\n")
+
+
+# JS, run once the page has loaded (fonts included): the article's code blocks and tables wider than their own
+# box, each named by its first line, and the number of lines the verification badge (the stamp's summary) takes.
+# A line of the badge is a run of its text's boxes that overlap vertically (inline code sits a little higher).
+LAYOUT_JS = """
+async () => {
+  await document.fonts.ready;
+  const firstLine = text => (text.split("\\n").find(line => line.trim()) || "").trim().slice(0, 90);
+  const wide = [];
+  for (const code of document.querySelectorAll(".md-content pre > code")) {
+    if (code.scrollWidth > code.clientWidth + 1)
+      wide.push(`code block, ${code.scrollWidth} px in ${code.clientWidth} px: ${firstLine(code.innerText)}`);
+  }
+  for (const table of document.querySelectorAll(".md-content table")) {
+    const box = table.closest(".md-typeset__scrollwrap") || table;
+    const over = [table, box].find(el => el.scrollWidth > el.clientWidth + 1);
+    if (over) {
+      const head = [...table.rows[0].cells].map(cell => cell.innerText.trim()).join(" | ");
+      wide.push(`table, ${over.scrollWidth} px in ${over.clientWidth} px: ${head}`);
+    }
+  }
+  let badgeLines = null;
+  const summary = document.querySelector(".verification-stamp summary");
+  if (summary) {
+    const range = document.createRange();
+    range.selectNodeContents(summary);
+    const boxes = [...range.getClientRects()].filter(r => r.width > 0 && r.height > 0).sort((a, b) => a.top - b.top);
+    let bottom = -Infinity;
+    badgeLines = 0;
+    for (const box of boxes) {
+      if (box.top >= bottom - 1) { badgeLines += 1; bottom = box.bottom; }
+      else bottom = Math.max(bottom, box.bottom);
+    }
+  }
+  return {width: window.innerWidth, wide, badgeLines};
+}
+"""
+MAX_BADGE_LINES = 2
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=IDS)
+def test_no_code_block_or_table_is_wider_than_the_column(findings, doc):
+    """On a desktop (1280 px) nothing in the article scrolls sideways: each code block and table fits its box.
+    Snippets are formatted to the line length a code block holds (snippets/ruff.toml), shell commands wrap with
+    `\\`, and printed lines are kept as short."""
+    layout = _problems(findings(doc.url).layout)
+    assert layout["width"] == DESKTOP["width"], layout
+    _fail_on(layout["wide"], f"/{doc.url} at {layout['width']} px: wider than its box, so it scrolls sideways")
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=IDS)
+def test_verification_badge_is_at_most_two_lines(findings, doc):
+    """The verification stamp's one-line badge (the summary of the stamp at the foot of every page with code)
+    wraps to at most two lines at 1280 px."""
+    layout = _problems(findings(doc.url).layout)
+    if layout["badgeLines"] is None:
+        if any(f.runs for f in fences(doc.text())):
+            pytest.fail(f"/{doc.url} has code that runs, but no verification stamp (.verification-stamp summary)",
+                        pytrace=False)
+        pytest.skip("no code that runs on this page, so no verification stamp")
+    assert layout["badgeLines"] <= MAX_BADGE_LINES, f"/{doc.url}: the badge takes {layout['badgeLines']} lines"
 
 
 def _other_pages(built_site) -> list[str]:

@@ -63,4 +63,4 @@ def test_the_nav_follows_a_learners_order_with_troubleshooting_at_the_top_level(
     assert top == ["Home", "Quick start", "Basics", "Full example", "Troubleshooting", "Reference"]
     assert next(e["Troubleshooting"] for e in settings()["nav"] if "Troubleshooting" in e) == "troubleshooting.md"
     reference = next(entry["Reference"] for entry in settings()["nav"] if "Reference" in entry)
-    assert [next(iter(item.values())) for item in reference][0] == "legacy.md"
+    assert next(iter(reference[0].values())) == "legacy.md"

@@ -295,7 +295,7 @@ def test_the_deployed_build_links_under_its_address_and_edits_the_page_source(tm
     assert not wrong
     for home in (site / "index.html", site / "zh" / "index.html"):  # Home's clone command, ready to copy
         text = html_text.unescape(re.sub(r"<[^>]+>", "", home.read_text(encoding="utf-8")))
-        assert f"git clone {repo}.git && cd pytorch-on-cpu-and-gpu" in text, home
+        assert f"git clone {repo}.git\ncd pytorch-on-cpu-and-gpu\n" in text, home
     header = (site / "zh" / "devices" / "index.html").read_text(encoding="utf-8")
     assert f'href="{repo}"' in header
     # a plain link: Material's "source" component would fetch the repository's facts from api.github.com

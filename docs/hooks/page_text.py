@@ -22,9 +22,9 @@ CLONE = re.compile(r"git clone <[^>\n]+> && cd <[^>\n]+>")
 
 
 def clone_command(repo_url: str) -> str:
-    """`git clone <url> && cd <folder>` for a repository address (a GitHub page's address, no .git needed)."""
+    """`git clone <url>` and `cd <folder>`, one per line to fit the code column, for a repository address."""
     url = repo_url.rstrip("/")
-    return f"git clone {url}.git && cd {url.rsplit('/', 1)[-1]}"
+    return f"git clone {url}.git\ncd {url.rsplit('/', 1)[-1]}"
 
 
 def on_pre_build(config) -> None:

@@ -1,7 +1,9 @@
 import torch
 
-# is_built(): this PyTorch contains the MPS backend (the macOS wheels for Apple silicon do).
-# is_available(): and this machine can use it now (an Apple-silicon Mac with a recent macOS).
-print("MPS built:", torch.backends.mps.is_built(), "| available:", torch.backends.mps.is_available())
-device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")
+# this PyTorch has the MPS backend (the macOS wheels for Apple silicon do)
+built = torch.backends.mps.is_built()
+# and this machine can use it now (an Apple-silicon Mac with a recent macOS)
+available = torch.backends.mps.is_available()
+print("MPS built:", built, "| available:", available)
+device = torch.device("mps" if available else "cpu")
 print("computing on:", device)

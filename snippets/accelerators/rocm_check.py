@@ -1,7 +1,8 @@
 import torch
 
-# A ROCm build answers through the same torch.cuda functions and the same "cuda" device type;
-# only torch.version.hip tells it apart (None on CUDA and CPU-only builds).
+# A ROCm build answers through the same torch.cuda functions and the same
+# "cuda" device type; only torch.version.hip tells it apart (None on CUDA and
+# CPU-only builds).
 if torch.version.hip:
     print("ROCm build, HIP", torch.version.hip)
 elif torch.version.cuda:

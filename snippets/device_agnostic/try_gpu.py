@@ -3,7 +3,9 @@ import torch
 
 def try_gpu(i: int = 0) -> torch.device:
     """GPU number i if this machine has it, otherwise the CPU."""
-    return torch.device("cuda", i) if i < torch.cuda.device_count() else torch.device("cpu")
+    if i < torch.cuda.device_count():
+        return torch.device("cuda", i)
+    return torch.device("cpu")
 
 
 def try_all_gpus() -> list[torch.device]:

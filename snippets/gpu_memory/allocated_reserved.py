@@ -5,8 +5,12 @@ MiB = 2**20
 
 def report(when: str) -> None:
     allocated = torch.cuda.memory_allocated() / MiB  # held by live tensors
-    reserved = torch.cuda.memory_reserved() / MiB  # held by PyTorch's caching allocator, used or not
-    print(f"{when:24} allocated {allocated:6.1f} MiB, reserved {reserved:6.1f} MiB")
+    # held by PyTorch's caching allocator, used or not
+    reserved = torch.cuda.memory_reserved() / MiB
+    print(
+        f"{when:24} allocated {allocated:6.1f} MiB, "
+        f"reserved {reserved:6.1f} MiB"
+    )
 
 
 report("at start")

@@ -1,6 +1,8 @@
+import textwrap
+
 import torch
 
-# One class for every device: torch.cuda.OutOfMemoryError is another name for it.
+# One class for every device: torch.cuda.OutOfMemoryError is an alias for it.
 print(torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 print(issubclass(torch.OutOfMemoryError, RuntimeError))
 
@@ -10,4 +12,5 @@ try:
 except torch.OutOfMemoryError:
     print("OutOfMemoryError")
 except RuntimeError as err:
-    print("RuntimeError:", str(err).split("DefaultCPUAllocator: ")[1])
+    message = str(err).split("DefaultCPUAllocator: ")[1]
+    print(textwrap.fill(f"RuntimeError: {message}", width=80))

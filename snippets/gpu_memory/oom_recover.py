@@ -10,14 +10,16 @@ def train_step(batch_size: int) -> None:
     model(x).sum().backward()
 
 
-batch_size = total // (4096 * 4)  # an input alone as large as the whole card: it cannot fit
+# an input alone as large as the whole card: it cannot fit
+batch_size = total // (4096 * 4)
 while True:
     try:
         train_step(batch_size)
         break
     except torch.OutOfMemoryError as err:
         print(f"batch {batch_size}: {str(err).split('.')[0]}")
-    # Recover outside the except block: the caught error references the failed step's tensors.
+    # Recover outside the except block: the caught error references the failed
+    # step's tensors.
     model.zero_grad(set_to_none=True)
     torch.cuda.empty_cache()
     batch_size //= 2

@@ -2,7 +2,11 @@ import torch
 
 MiB = 2**20
 x = torch.ones(1024, 1024, 64, device="cuda")  # 256 MiB of float32
-free, total = torch.cuda.mem_get_info()  # what the driver reports, as nvidia-smi does
+# what the driver reports, as nvidia-smi does
+free, total = torch.cuda.mem_get_info()
 used_on_card = (total - free) / MiB
-print(f"tensors {torch.cuda.memory_allocated() / MiB:.0f} MiB, reserved {torch.cuda.memory_reserved() / MiB:.0f} MiB")
-print(f"used on the card {used_on_card:.0f} MiB")  # plus the CUDA context and any other process
+allocated = torch.cuda.memory_allocated() / MiB
+reserved = torch.cuda.memory_reserved() / MiB
+print(f"tensors {allocated:.0f} MiB, reserved {reserved:.0f} MiB")
+# plus the CUDA context and any other process
+print(f"used on the card {used_on_card:.0f} MiB")

@@ -1,7 +1,12 @@
 import torch
 
-# Counters read 0 while CUDA has not been started, which is always the case without a GPU...
-print("allocated", torch.cuda.memory_allocated(), "reserved", torch.cuda.memory_reserved())
+# Counters read 0 while CUDA has not been started, which is always the case
+# without a GPU...
+allocated, reserved = (
+    torch.cuda.memory_allocated(),
+    torch.cuda.memory_reserved(),
+)
+print("allocated", allocated, "reserved", reserved)
 print("accelerator allocated", torch.accelerator.memory_allocated())
 torch.cuda.empty_cache()  # ...and emptying the cache does nothing.
 

@@ -7,7 +7,8 @@ target = torch.randint(0, 4, (16,))
 
 with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
     logits = model(x)  # a matmul: autocast runs it in bfloat16
-    loss = nn.functional.cross_entropy(logits, target)  # a loss: autocast keeps it in float32
+    # a loss: autocast keeps it in float32
+    loss = nn.functional.cross_entropy(logits, target)
     print("input", x.dtype, "| weight", model.weight.dtype)
     print("logits", logits.dtype, "| loss", loss.dtype)
 

@@ -14,7 +14,8 @@ def make_step(model: nn.Module, device: torch.device):
     """One SGD step of the MNIST page's model on a batch of 64 images."""
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    images = torch.randn(64, 1, 28, 28, device=device)  # MNIST-shaped: the content does not change the timing
+    # MNIST-shaped: the content does not change the timing
+    images = torch.randn(64, 1, 28, 28, device=device)
     labels = torch.randint(0, 10, (64,), device=device)
 
     def step():
@@ -33,11 +34,16 @@ def seconds(fn, device: torch.device) -> float:
     return time.perf_counter() - start
 
 
-device = torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
+accelerator = torch.accelerator.current_accelerator(check_available=True)
+device = accelerator or torch.device("cpu")
 for name, wrap in (("eager", lambda m: m), ("compiled", torch.compile)):
     torch.manual_seed(0)
     model = wrap(nn.Sequential(nn.Flatten(), nn.Linear(28 * 28, 10)).to(device))
     step = make_step(model, device)
-    first = seconds(step, device)  # for the compiled model, this call traces and compiles it
+    # for the compiled model, this call traces and compiles it
+    first = seconds(step, device)
     median = statistics.median(seconds(step, device) for _ in range(200))
-    print(f"{name:8} first step {first:7.3f} s, then {median * 1e6:6.0f} µs per step on {device.type}")
+    print(
+        f"{name:8} first step {first:7.3f} s, "
+        f"then {median * 1e6:6.0f} µs per step on {device.type}"
+    )

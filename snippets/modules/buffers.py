@@ -7,5 +7,7 @@ running_mean = bn.running_mean
 
 bn.to("meta", torch.float16)
 print(bn.running_mean.device, bn.running_mean.dtype)
-print(bn.num_batches_tracked.device, bn.num_batches_tracked.dtype)  # moved, but integers keep their dtype
-print(bn.running_mean is running_mean, running_mean.device)  # a reference kept from before is stale
+# moved, but integers keep their dtype
+print(bn.num_batches_tracked.device, bn.num_batches_tracked.dtype)
+# a reference kept from before is stale
+print(bn.running_mean is running_mean, running_mean.device)

@@ -7,7 +7,8 @@ target = torch.tensor([1, 0, 0, 1], device="meta")
 plain = nn.CrossEntropyLoss()  # holds no tensors: works wherever its inputs are
 print(list(plain.buffers()), plain(logits, target).device)
 
-weighted = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 3.0]))  # the weight is a buffer, on the CPU
+# the weight is a buffer, on the CPU
+weighted = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 3.0]))
 print(dict(weighted.named_buffers()))
 try:
     weighted(logits, target)

@@ -1,3 +1,5 @@
+import textwrap
+
 import torch
 from torch import nn
 
@@ -9,4 +11,4 @@ net.cpu()
 try:
     net(x)
 except RuntimeError as err:
-    print("RuntimeError:", err)
+    print(textwrap.fill(f"RuntimeError: {err}", width=80))

@@ -9,4 +9,5 @@ print(moved is net)  # ...and returns the module itself
 print({p.device for p in net.parameters()})
 
 x = torch.ones(3)
-print(x.to("meta") is x, x.device)  # a tensor, by contrast, is copied and stays put
+# a tensor, by contrast, is copied and stays put
+print(x.to("meta") is x, x.device)

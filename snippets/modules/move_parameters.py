@@ -1,5 +1,7 @@
 from torch import nn
 
 layer = nn.Linear(3, 1)
-moved = [p.to("meta") for p in layer.parameters()]  # new tensors, one per parameter...
-print(moved[0].device, layer.weight.device)  # ...while the layer keeps its own, on the CPU
+# new tensors, one per parameter...
+moved = [p.to("meta") for p in layer.parameters()]
+# ...while the layer keeps its own, on the CPU
+print(moved[0].device, layer.weight.device)

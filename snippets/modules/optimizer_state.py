@@ -5,7 +5,8 @@ model = nn.Linear(3, 1)
 optimizer = torch.optim.Adam(model.parameters())
 x = torch.ones(2, 3)
 model(x).sum().backward()
-optimizer.step()  # creates Adam's running averages, matching the parameters as they are now
+# creates Adam's running averages, matching the parameters as they are now
+optimizer.step()
 optimizer.zero_grad()
 
 model.to(torch.float64)  # converts the parameters, not the optimizer's state

@@ -1,6 +1,8 @@
 from torch import nn
 
 net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
-print(next(net.parameters()).device)  # the usual question: where is the first parameter?
+# the usual question: where is the first parameter?
+print(next(net.parameters()).device)
 print({p.device for p in net.parameters()})  # all of them, should they differ
-print(next(nn.ReLU().parameters(), None))  # a module without parameters has nothing to ask
+# a module without parameters has nothing to ask
+print(next(nn.ReLU().parameters(), None))

@@ -3,13 +3,17 @@ import warnings
 
 import torch
 
-batch = torch.randn(1024, 1024)  # 4 MiB in ordinary (pageable) host memory, as a DataLoader returns it
+# 4 MiB in ordinary (pageable) host memory, as a DataLoader returns it
+batch = torch.randn(1024, 1024)
 pinned = batch.pin_memory()
 work = torch.randn(4096, 4096, device="cuda")
 
 
 def how_it_waits(copy) -> str:
-    """Does copy() wait for the GPU work queued before it, and does the sync debug mode report it?"""
+    """Does copy() wait for the GPU work queued before it?
+
+    And does the sync debug mode report it?
+    """
     copy()  # warm-up
     torch.cuda.synchronize()
     for _ in range(20):
@@ -31,8 +35,12 @@ def how_it_waits(copy) -> str:
 copies = {
     "batch.to('cuda')": lambda: batch.to("cuda"),
     "pinned.to('cuda')": lambda: pinned.to("cuda"),
-    "pinned.to('cuda', non_blocking=True)": lambda: pinned.to("cuda", non_blocking=True),
-    "batch.to('cuda', non_blocking=True)": lambda: batch.to("cuda", non_blocking=True),
+    "pinned.to('cuda', non_blocking=True)": (
+        lambda: pinned.to("cuda", non_blocking=True)
+    ),
+    "batch.to('cuda', non_blocking=True)": (
+        lambda: batch.to("cuda", non_blocking=True)
+    ),
 }
 for label, copy in copies.items():
     print(f"{label:<37} {how_it_waits(copy)}")

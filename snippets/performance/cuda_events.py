@@ -8,13 +8,18 @@ torch.cuda.synchronize()
 
 start = time.perf_counter()
 b = a @ a
-queued = time.perf_counter() - start  # the call returned: the work is queued, not done
+# the call returned: the work is queued, not done
+queued = time.perf_counter() - start
 torch.cuda.synchronize()
 done = time.perf_counter() - start
-print(f"a @ a returned after {queued * 1e3:.3f} ms; the GPU finished after {done * 1e3:.3f} ms")
+print(
+    f"a @ a returned after {queued * 1e3:.3f} ms; "
+    f"the GPU finished after {done * 1e3:.3f} ms"
+)
 
 # CUDA events are time stamps taken by the GPU itself, in its queue.
-begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+begin = torch.cuda.Event(enable_timing=True)
+end = torch.cuda.Event(enable_timing=True)
 begin.record()
 b = a @ a
 end.record()

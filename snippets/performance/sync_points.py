@@ -7,7 +7,10 @@ pinned = torch.randn(256, 256).pin_memory()
 
 
 def synchronizations(step) -> int:
-    """How many times step() makes Python wait for the GPU, as CUDA's sync debug mode reports them."""
+    """How many times step() makes Python wait for the GPU.
+
+    CUDA's sync debug mode reports each wait as a warning.
+    """
     step()  # warm-up, so one-off set-up work is not counted
     previous = torch.cuda.get_sync_debug_mode()
     torch.cuda.set_sync_debug_mode("warn")
@@ -23,7 +26,9 @@ def synchronizations(step) -> int:
 steps = {
     "x @ x": lambda: x @ x,
     "x.sum()": lambda: x.sum(),
-    "pinned.to('cuda', non_blocking=True)": lambda: pinned.to("cuda", non_blocking=True),
+    "pinned.to('cuda', non_blocking=True)": (
+        lambda: pinned.to("cuda", non_blocking=True)
+    ),
     "x.sum().item()": lambda: x.sum().item(),
     "x.cpu()": lambda: x.cpu(),
     "x[0].tolist()": lambda: x[0].tolist(),
@@ -31,4 +36,5 @@ steps = {
     "bool((x > 0).any()), as `if` does": lambda: bool((x > 0).any()),
 }
 for label, step in steps.items():
-    print(f"{label:<37} {'waits' if synchronizations(step) else 'returns at once'}")
+    waits = synchronizations(step)
+    print(f"{label:<37} {'waits' if waits else 'returns at once'}")

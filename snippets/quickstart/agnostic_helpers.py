@@ -2,7 +2,7 @@ import torch
 
 
 def add_noise(x: torch.Tensor, scale: float = 0.1) -> torch.Tensor:
-    # *_like creates the noise where x is: the helper never needs to be told the device.
+    # *_like creates the noise where x is: the helper needs no device argument.
     return x + scale * torch.randn_like(x)
 
 
@@ -11,7 +11,11 @@ def accuracy(logits: torch.Tensor, labels: torch.Tensor) -> float:
     return (logits.argmax(dim=1) == labels).float().mean().item()
 
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (
+    torch.accelerator.current_accelerator()
+    if torch.accelerator.is_available()
+    else torch.device("cpu")
+)
 x = torch.zeros(2, 3, device=device)  # created on the device, not copied there
 print(add_noise(x).device == x.device)
 

@@ -7,5 +7,7 @@ from torch import nn
 checkpoint = Path(tempfile.gettempdir()) / "linear-on-gpu.pt"
 torch.save(nn.Linear(4, 2).to("cuda").state_dict(), checkpoint)
 
-print(torch.load(checkpoint)["weight"].device)  # without map_location: back onto the GPU it came from
-print(torch.load(checkpoint, map_location="cpu")["weight"].device)  # with it: wherever you say
+# without map_location: back onto the GPU it came from
+print(torch.load(checkpoint)["weight"].device)
+# with it: wherever you say
+print(torch.load(checkpoint, map_location="cpu")["weight"].device)

@@ -1,8 +1,10 @@
 import torch
 
-with torch.cuda.device(0):  # selects the current GPU; it is not a default device
+# selects the current GPU; it is not a default device
+with torch.cuda.device(0):
     a = torch.ones(2, 3)
-    b = torch.ones(2, 3, device="cuda")  # "cuda" without an index means the current GPU
+    # "cuda" without an index means the current GPU
+    b = torch.ones(2, 3, device="cuda")
     print(a.get_device(), b.get_device(), torch.cuda.current_device())
 
 with torch.device("cuda:0"):  # this one is a default device

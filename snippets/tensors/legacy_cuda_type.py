@@ -1,17 +1,22 @@
+import textwrap
 import warnings
 
 import torch
 
 previous = torch.is_warn_always_enabled()
-torch.set_warn_always(True)  # otherwise PyTorch shows this warning once per process only
+# otherwise PyTorch shows this warning once per process only
+torch.set_warn_always(True)
 try:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            a = torch.cuda.FloatTensor(2, 3)  # uninitialised memory on the current GPU, if there is one
+            # uninitialised memory on the current GPU, if there is one
+            a = torch.cuda.FloatTensor(2, 3)
         except RuntimeError as err:
-            print("RuntimeError:", err)
+            print(textwrap.fill(f"RuntimeError: {err}", width=80))
 finally:
     torch.set_warn_always(previous)
 for warning in caught:
-    print(f"{warning.category.__name__}: {str(warning.message).partition('. ')[0]}")
+    first_sentence = str(warning.message).partition(". ")[0]
+    message = f"{warning.category.__name__}: {first_sentence}"
+    print(textwrap.fill(message, width=80))

@@ -8,5 +8,6 @@ print(src.new_zeros(2), src.new_tensor([1, 2]))
 print(torch.ones_like(src), torch.zeros_like(src, dtype=torch.int32))
 
 m = torch.empty(2, 3, device="meta", dtype=torch.float16)
-print(m.new_zeros(4).device, torch.ones_like(m).device, torch.ones_like(m).dtype)
+ones = torch.ones_like(m)
+print(m.new_zeros(4).device, ones.device, ones.dtype)
 print(torch.ones_like(m, device="cpu"))

@@ -9,4 +9,5 @@ try:
 except RuntimeError as err:
     print("RuntimeError:", err)
 
-print(model(batch.to(device)).device)  # the fix: move the batch to the model's device
+# the fix: move the batch to the model's device
+print(model(batch.to(device)).device)

@@ -1,7 +1,11 @@
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (
+    torch.accelerator.current_accelerator()
+    if torch.accelerator.is_available()
+    else torch.device("cpu")
+)
 
 
 class Squares(Dataset):

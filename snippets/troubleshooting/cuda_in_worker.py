@@ -1,3 +1,5 @@
+import textwrap
+
 import torch
 from torch.utils.data import DataLoader, Dataset
 
@@ -7,13 +9,21 @@ class SquaresOnTheGpu(Dataset):
         return 8
 
     def __getitem__(self, i):
-        return torch.tensor([i * i], device="cuda")  # the mistake: CUDA inside a worker process
+        # the mistake: CUDA inside a worker process
+        return torch.tensor([i * i], device="cuda")
 
 
-print("GPU usable:", torch.cuda.is_available())  # the main process asks CUDA before the workers start
-# "fork" is Linux's default start method up to Python 3.13; named here so the example behaves the same later.
-loader = DataLoader(SquaresOnTheGpu(), batch_size=4, num_workers=2, multiprocessing_context="fork")
+# the main process asks CUDA before the workers start
+print("GPU usable:", torch.cuda.is_available())
+# "fork" is Linux's default start method up to Python 3.13; named here so the
+# example behaves the same later.
+loader = DataLoader(
+    SquaresOnTheGpu(),
+    batch_size=4,
+    num_workers=2,
+    multiprocessing_context="fork",
+)
 try:
     next(iter(loader))
 except RuntimeError as err:
-    print(str(err).splitlines()[-1])
+    print(textwrap.fill(str(err).splitlines()[-1], width=80))
