@@ -60,7 +60,7 @@ test: install browser cjk-font
 # The benchmark runs even when a test failed; the job still fails then. The browser tests are left out (they
 # check the built site, which no GPU changes; the CPU run has them), and the record's command says so.
 GPU_JOB_LEAVES_OUT := --ignore=tests/test_browser_home.py --ignore=tests/test_browser_pages.py --ignore=tests/test_browser_search.py
-gpu-job: install
+gpu-job: install cjk-font
 	status=0; \
 	$(BIN)/python -m pytest --verification-record $(GPU_JOB_LEAVES_OUT) || status=$$?; \
 	$(BIN)/python snippets/mnist/bench.py --device cuda --batch-sizes 64 256 1024 --probe-loader || status=$$?; \
