@@ -404,12 +404,12 @@ def test_the_h100_row_names_torch_2_11_and_the_verification_page_explains_its_fa
 
 
 def test_the_badge_is_one_line_of_this_pages_figures(built_site):
-    # Literal words from the committed records: the AMD CPU run at ee423d5, and the H100 run of an older devices page.
+    # Literal words from the committed records: the AMD CPU run at 4c4e149, and the H100 run of an older devices page.
     badge = _badge_text((built_site / "devices" / "index.html").read_text(encoding="utf-8"))
-    assert badge == ("✓ 5 blocks ran on CPU · torch 2.14.1 · ee423d5 · an NVIDIA H100 80GB HBM3 ran an earlier "
+    assert badge == ("✓ 5 blocks ran on CPU · torch 2.14.1 · 4c4e149 · an NVIDIA H100 80GB HBM3 ran an earlier "
                      "version of this page (2026-11-22) · 2 await a GPU")
     zh = _badge_text((built_site / "zh" / "devices" / "index.html").read_text(encoding="utf-8"))
-    assert zh == ("✓ 5 个代码块已在 CPU 上运行 · torch 2.14.1 · ee423d5 · NVIDIA H100 80GB HBM3 运行过本页的较早版本"
+    assert zh == ("✓ 5 个代码块已在 CPU 上运行 · torch 2.14.1 · 4c4e149 · NVIDIA H100 80GB HBM3 运行过本页的较早版本"
                   "（2026-11-22） · 2 个等待 GPU")
 
 
