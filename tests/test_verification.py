@@ -20,7 +20,17 @@ import verification  # docs/hooks/verification.py
 import verification_record
 from codeblocks_plugin import cuda_device_count, skip_reason
 from site_build import copy_of_repo, finished
-from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, fences, load_text, page_code_digest, pages
+from site_pages import (
+    BLOCK_MARKS,
+    DOCS,
+    LANGUAGES,
+    REPO,
+    fences,
+    load_records,
+    load_text,
+    page_code_digest,
+    pages,
+)
 
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
 SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
@@ -227,7 +237,7 @@ def test_the_hook_rejects_a_malformed_record_naming_file_and_field(breakage, fie
     breakage(record)
     (tmp_path / "broken.json").write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(PluginError) as error:
-        verification.load_records(tmp_path, SCHEMA_FILE, tmp_path)
+        load_records(tmp_path, SCHEMA_FILE, tmp_path)
     assert str(error.value).startswith(f"broken.json: field '{field}': ")
     assert message in str(error.value) and "\n" not in str(error.value)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from site_pages import BLOCK_MARKS, fences, language_of, load_data, load_records, load_text, page_code_digest
+from site_pages import BLOCK_MARKS, fences, language_of, load_data, load_text, page_code_digest
 
 OUTCOMES = ("passed", "failed", "errors", "skipped")  # a record's counts (tests/verification_record.py)
 # skip reason -> CUDA GPUs a machine needs to run what it skipped: while no record comes from such a machine,
@@ -70,10 +70,15 @@ def covers(r: dict, page: str, digest: str | None) -> bool:
     return r["device_type"] == "cpu" or digest is None or r.get("page_digests", {}).get(page) == digest
 
 
+def most_gpus_for(records: list[dict], page: str, digest: str | None) -> int:
+    """The most CUDA GPUs of a run that covers page as it is now: a skip needing more "has not yet run"."""
+    return max((r["cuda_device_count"] for r in records if covers(r, page, digest)), default=0)
+
+
 def _table(records: list[dict], t: dict, page: str, snippets: list[str], digest: str | None) -> str:
     """This page's row for each shown record: machine, versions, date and commit, its blocks, its snippets."""
     rows = shown(records)
-    most_gpus = max((r["cuda_device_count"] for r in records if covers(r, page, digest)), default=0)
+    most_gpus = most_gpus_for(records, page, digest)
     table = ["| " + " | ".join(t["headers"]) + " |", "|---" * len(t["headers"]) + "|"]
     for r in rows:
         ran = [r["snippets"][s] for s in snippets if s in r["snippets"]]
@@ -94,7 +99,7 @@ def badge(records: list[dict], t: dict, page: str, digest: str | None) -> tuple[
     """The one line a reader sees: what ran this page's blocks, where, and how many still wait for a GPU; and
     whether one of them failed in a shown run."""
     rows = shown(records)
-    most_gpus = max((r["cuda_device_count"] for r in records if covers(r, page, digest)), default=0)
+    most_gpus = most_gpus_for(records, page, digest)
     parts, failed = [], False
     for r in rows:
         if page not in r["pages"]:
@@ -176,9 +181,9 @@ def on_pre_build(config) -> None:
     global _records, _notes, _words, _repo
     data = Path(config["docs_dir"]) / "data"
     _repo = Path(config["config_file_path"]).parent
-    files = sorted((data / "verification").glob("*.json"))
-    _records = [r | {"_file": f.name} for f, r in
-                zip(files, load_records(data / "verification", data / "verification.schema.json", _repo), strict=True)]
+    # each record with its file name: the notes on its failures name the file
+    _records = [load_data(f, data / "verification.schema.json", _repo) | {"_file": f.name}
+                for f in sorted((data / "verification").glob("*.json"))]
     _notes = load_data(data / "verification-notes.yml", data / "verification-notes.schema.json", _repo)
     _words = {lang: words | {"lang": lang} for lang, words in load_text("verification", _repo).items()}
     unexplained = [f"{r['_file']}: {f['test']}" for r in _records for f in r["failures"]

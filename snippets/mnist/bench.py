@@ -16,7 +16,6 @@ records (speed-ups, accuracy agreement, the ladder's targets) on the MNIST page.
 """
 
 # --8<-- [start:imports]
-import argparse
 import json
 import os
 import platform
@@ -284,17 +283,7 @@ def main(argv: list[str] | None = None) -> None:
         default=3,
         help=f"timed epochs after {WARMUP_EPOCHS} warm-up epoch (default 3)",
     )
-    parser.add_argument(
-        "--data-dir",
-        default="data",
-        help="MNIST goes to DIR/MNIST/raw (default: data)",
-    )
-    parser.add_argument(
-        "--download",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="fetch MNIST if it is missing (default: yes)",
-    )
+    train.add_data_options(parser)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--threads",

@@ -510,6 +510,21 @@ def positive_int(text: str) -> int:
     return value
 
 
+def add_data_options(parser: argparse.ArgumentParser) -> None:
+    """Where MNIST is read from and whether it may be fetched (bench.py too)."""
+    parser.add_argument(
+        "--data-dir",
+        default="data",
+        help="MNIST goes to DIR/MNIST/raw (default: data)",
+    )
+    parser.add_argument(
+        "--download",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fetch MNIST if it is missing (default: yes)",
+    )
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         description="Train a linear classifier on MNIST on the CPU or a GPU."
@@ -531,17 +546,7 @@ def make_parser() -> argparse.ArgumentParser:
         default=64,
         help="images per step (default 64)",
     )
-    parser.add_argument(
-        "--data-dir",
-        default="data",
-        help="MNIST goes to DIR/MNIST/raw (default: data)",
-    )
-    parser.add_argument(
-        "--download",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="fetch MNIST if it is missing (default: yes)",
-    )
+    add_data_options(parser)
     parser.add_argument(
         "--pipeline",
         choices=PIPELINES,
