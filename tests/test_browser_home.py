@@ -40,3 +40,23 @@ def test_the_language_switch_keeps_the_anchor(new_context, origin, start, other)
     page.wait_for_url(f"{origin}/{other}")
     assert page.url == f"{origin}/{other}"
     context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_mnist_opens_with_what_we_found_and_the_chart(new_context, origin, lang):
+    """The MNIST page answers first: its findings and the chart lie within the first two screens at 1280 px, the
+    records folded below them."""
+    context = new_context()
+    page = context.new_page()
+    rec = Recorder(page)
+    page.goto(f"{origin}/{'' if lang == LANGUAGES[0] else lang + '/'}mnist/", wait_until="load")
+    found = page.locator(".md-content .admonition.success").first
+    chart = page.locator(".md-content figure.benchmark-chart svg").first
+    for element in (found, chart):
+        box = element.bounding_box()
+        assert box["y"] + box["height"] <= 2 * DESKTOP_SCREEN, box
+    assert found.locator("li").count() >= 3  # a few sentences, not one
+    records = page.locator(".md-content details").filter(has=page.locator(".benchmark-table"))
+    assert records.count() == 1 and records.get_attribute("open") is None  # folded until asked for
+    assert rec.unexpected_errors(page) == []
+    context.close()

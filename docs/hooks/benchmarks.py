@@ -1,11 +1,13 @@
-"""The MNIST page's measured timings, rendered at build time from the records bench.py writes.
+"""The MNIST page's measured timings, computed at build time from the records bench.py writes.
 
 Every docs/data/benchmarks/*.json is checked against docs/data/benchmark.schema.json, whose `pipeline` enum
 is the ladder (train.PIPELINES' order); a bad record stops the build naming the file and the field.
-`<!-- benchmarks -->` becomes, in the page's language (words: docs/data/text/<lang>/benchmarks.yml), a table
-per device with its findings, CPU against GPU, the plain DataLoader's split, the ladder's targets, a chart
-of seconds per epoch against batch size (sized for a phone, its CPU/GPU crossover marked, its words the page's
-language's) and a box naming what is not measured yet.
+This module computes (facts: the fastest pipeline per side and batch size, the resident pipeline's gain, the
+accuracy spread, the GPU's cost per step, the CPU/GPU crossover, what is not measured yet) and draws the chart;
+the templates docs/overrides/benchmarks/{summary,records}.md lay it out, with the words of
+docs/data/text/<lang>/benchmarks.yml and, for the opening's sentences, docs/overrides/benchmarks/found.<lang>.md.
+`<!-- benchmark-summary -->` (under the page's title) becomes what we found, the chart and a summary table;
+`<!-- benchmarks -->` the folded records. The ladder's targets are bench.py's to report, not the page's.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from itertools import groupby, pairwise, product
 from operator import itemgetter
 from pathlib import Path
 
-from site_pages import language_of, load_records, load_text
+from site_pages import language_of, load_records, load_text, templates
 
-PLACEHOLDER = "<!-- benchmarks -->"
+PLACEHOLDERS = {"<!-- benchmark-summary -->": "summary", "<!-- benchmarks -->": "records"}
 DATA = Path(__file__).resolve().parents[1] / "data"
 SCHEMA = json.loads((DATA / "benchmark.schema.json").read_text(encoding="utf-8"))
 LADDER = tuple(SCHEMA["properties"]["pipeline"]["enum"])
@@ -30,12 +32,6 @@ CUDA_ONLY = tuple(SCHEMA["$defs"]["cuda_only_pipelines"]["enum"])
 BATCH_SIZES = (64, 256, 1024)  # what `make gpu-job` runs: a device's missing points are counted against these
 _seconds = itemgetter("median_seconds_per_epoch")
 _device_key = itemgetter("device_kind", "device_name", "cpu_cores", "torch_threads")  # one table per device
-TARGETS = {  # the ladder's targets, against the same device's dataloader pipeline at batch 64
-    "gpu_seconds": 0.08,  # a GPU's fastest pipeline at batch 64: s/epoch, at most,
-    "gpu_speedup": 100,  # ... and at least this many times faster
-    "cpu_speedup": 10,  # a CPU's best rung at any batch size
-    "tolerance": 0.5,  # test accuracy points from it, at most; also how close the pipelines must agree
-}
 
 
 def with_steps(r: dict) -> dict:
@@ -56,132 +52,110 @@ def latest(records: list[dict]) -> tuple[dict[tuple, list[dict]], int]:
     return {key: list(rows) for key, rows in groupby(shown, _device_key)}, len(records) - len(shown)
 
 
-def _compare(t: dict, mine: float, other: float) -> str:
-    """'2.4× slower' or '2.0× faster', in t's language: mine against other."""
-    return t["slower" if mine > other else "faster"].format(ratio=max(mine, other) / min(mine, other))
-
-
-def _device(r: dict, t: dict) -> str:
-    return t["cpu" if r["device_kind"] == "cpu" else "gpu"].format_map(r)
-
-
-def table(rows: list[dict], t: dict) -> str:
-    lines = ["| " + " | ".join(t["headers"]) + " |", "|---|" + "--:|" * 5 + "---|"]
-    for r in rows:
-        commit = f"`{r['commit'][:7]}`" + ("\\*" if r["commit_dirty"] else "") if r["commit"] else "—"
-        lines.append(
-            f"| `{r['pipeline']}` | {r['batch_size']} | {_seconds(r):.3f} | {r['ms_per_step']:.3f} | "
-            f"{r['images_per_second']:,.0f} | {r['test_accuracy']:.2f} % | {r['torch_version']}<br>"
-            f"{r['date'][:10]} · {commit} |"
-        )
-    # a class of its own, so the stylesheet can fit its seven columns in the content column
-    return '<div class="benchmark-table" markdown>\n\n' + "\n".join(lines) + "\n\n</div>"
-
-
-def findings(rows: list[dict], t: dict) -> list[str]:
-    """One device's runs compared per batch size (and epochs, seed): resident and the tuned DataLoader against
-    the plain one, and whether the pipelines' test accuracies agree."""
-    groups: dict[tuple, dict[str, dict]] = {}
-    for r in rows:
-        groups.setdefault((r["batch_size"], r["epochs"] + r["warmup_epochs"], r["seed"]), {})[r["pipeline"]] = r
-    lines = []
-    for at in groups.values():
-        slow, fast, tuned = at.get("dataloader"), at.get("resident"), at.get("dataloader-tuned")
-        if slow and fast:
-            lines.append(t["speedup"].format(slow=slow, fast=fast, ratio=_seconds(slow) / _seconds(fast)))
-        if slow and tuned:
-            ratio = max(_seconds(slow), _seconds(tuned)) / min(_seconds(slow), _seconds(tuned))
-            verdict = t["tuned_faster" if _seconds(tuned) <= _seconds(slow) else "tuned_slower"].format(ratio=ratio)
-            lines.append(t["tuned"].format(slow=slow, tuned=tuned, verdict=verdict))
-        if len(at) > 1:
-            spread = max(r["test_accuracy"] for r in at.values()) - min(r["test_accuracy"] for r in at.values())
-            values = t["list_sep"].join(f"`{p}` {r['test_accuracy']:.2f} %" for p, r in at.items())
-            verdict = "agree" if spread <= TARGETS["tolerance"] + 1e-9 else "disagree"
-            lines.append(t[verdict].format(device=rows[0]["device_name"], values=values, spread=spread, **TARGETS))
-    return lines
-
-
-def versus(devices: dict[tuple, list[dict]], t: dict) -> list[str]:
-    """Per batch size, the fastest pipeline of each GPU against that of each CPU; then, per GPU, the time per
-    step of its highest rung measured at two batch sizes or more."""
-    lines = []
+def by_batch(devices: dict[tuple, list[dict]]) -> list[dict]:
+    """Per batch size, the fastest record on any CPU and on any GPU (None where that side has none) and, where
+    both exist, how the GPU compares: {"batch", "cpu", "gpu", "gpu_faster", "ratio"} (ratio ≥ 1)."""
+    rows = []
     for batch in sorted({r["batch_size"] for rows in devices.values() for r in rows}):
-        at = {
-            k: min((r for r in rows if r["batch_size"] == batch), key=_seconds, default=None)
-            for k, rows in devices.items()
-        }
-        cpus = [k for k, r in at.items() if r and k[0] == "cpu"]
-        gpus = [k for k, r in at.items() if r and k[0] != "cpu"]
-        if not cpus or not gpus:
-            lines.append(t["one_side"].format(batch=batch, have=t["list_sep"].join(k[1] for k in cpus + gpus)))
-        for g, c in product((at[k] for k in gpus), (at[k] for k in cpus)):
-            lines.append(t["gpu_vs_cpu"].format(g=g, c=c, verdict=_compare(t, _seconds(g), _seconds(c))))
+        best: dict[bool, dict | None] = {True: None, False: None}  # is a CPU -> fastest record
+        for key, records in devices.items():
+            for r in (r for r in records if r["batch_size"] == batch):
+                side = key[0] == "cpu"
+                if best[side] is None or _seconds(r) < _seconds(best[side]):
+                    best[side] = r
+        cpu, gpu = best[True], best[False]
+        row = {"batch": batch, "cpu": cpu, "gpu": gpu, "gpu_faster": None, "ratio": None}
+        if cpu and gpu:
+            row["gpu_faster"] = _seconds(gpu) < _seconds(cpu)
+            row["ratio"] = max(_seconds(gpu), _seconds(cpu)) / min(_seconds(gpu), _seconds(cpu))
+        rows.append(row)
+    return rows
+
+
+def resident_gains(devices: dict[tuple, list[dict]]) -> list[dict]:
+    """Per device, how many times faster the resident pipeline is than the plain DataLoader, lowest and highest
+    over the batch sizes where both ran: {"device", "lo", "hi"}."""
+    gains = []
+    for rows in devices.values():
+        at = {(r["pipeline"], r["batch_size"]): r for r in rows}
+        ratios = [
+            _seconds(at["dataloader", b]) / _seconds(at["resident", b])
+            for b in sorted({r["batch_size"] for r in rows})
+            if ("dataloader", b) in at and ("resident", b) in at
+        ]
+        if ratios:
+            gains.append({"device": rows[0], "lo": min(ratios), "hi": max(ratios)})
+    return gains
+
+
+def accuracy_spread(devices: dict[tuple, list[dict]]) -> dict | None:
+    """The widest gap in test accuracy between pipelines trained alike (device, batch size, epochs, seed):
+    {"spread", "at"} with a record of that group, or None where no two pipelines ran alike."""
+    groups: dict[tuple, list[dict]] = {}
     for key, rows in devices.items():
-        by_rung = [
-            [r for r in rows if r["pipeline"] == p] for p in reversed(LADDER)
-        ]  # the least besides the step first
+        for r in rows:
+            groups.setdefault((key, r["batch_size"], r["epochs"] + r["warmup_epochs"], r["seed"]), []).append(r)
+    spreads = [
+        (max(r["test_accuracy"] for r in g) - min(r["test_accuracy"] for r in g), g[0])
+        for g in groups.values()
+        if len(g) > 1
+    ]
+    if not spreads:
+        return None
+    spread, at = max(spreads, key=itemgetter(0))
+    return {"spread": spread, "at": at}
+
+
+def step_costs(devices: dict[tuple, list[dict]]) -> list[dict]:
+    """Per GPU, the time per step of its highest rung measured at two batch sizes or more (where launching, not
+    computing, costs the time): {"pipeline", "lo", "hi", "first", "last"}, first and last by batch size."""
+    costs = []
+    for key, rows in devices.items():
+        by_rung = ([r for r in rows if r["pipeline"] == p] for p in reversed(LADDER))  # the highest rung first
         runs = next((runs for runs in by_rung if len(runs) > 1), [])
         if key[0] != "cpu" and runs:
             ms = [r["ms_per_step"] for r in runs]
-            items = t["list_sep"].join(
-                t["per_step_item"].format(ms=r["ms_per_step"], batch=r["batch_size"]) for r in runs
-            )
-            span = t["per_step_span"].format(lo=min(ms), hi=max(ms), first=runs[0], last=runs[-1])
-            lines.append(t["per_step"].format(device=key[1], pipeline=runs[0]["pipeline"], steps_list=items, span=span))
-    return lines
+            costs.append({"pipeline": runs[0]["pipeline"], "lo": min(ms), "hi": max(ms), "first": runs[0],
+                          "last": runs[-1]})
+    return costs
 
 
-def loader_split(devices: dict[tuple, list[dict]], t: dict) -> list[str]:
-    """The plain DataLoader per step on each GPU host against each CPU, and its --probe-loader split."""
+def loader_steps(devices: dict[tuple, list[dict]]) -> list[dict]:
+    """The plain DataLoader's time per step on each GPU host against each CPU, per batch size both ran:
+    {"gpu", "cpu", "slower", "ratio"}."""
     plain = {k: {r["batch_size"]: r for r in rows if r["pipeline"] == "dataloader"} for k, rows in devices.items()}
-    lines = []
+    rows = []
     for gk, ck in product([k for k in devices if k[0] != "cpu"], [k for k in devices if k[0] == "cpu"]):
-        for g, c in ((plain[gk][b], plain[ck][b]) for b in sorted(plain[gk].keys() & plain[ck].keys())):
-            lines.append(t["loader_compare"].format(g=g, c=c, verdict=_compare(t, g["ms_per_step"], c["ms_per_step"])))
-    for runs in filter(None, plain.values()):
-        r = next((r for r in runs.values() if "loader_probe" in r), None)  # the smallest batch probed
-        if r is None:
-            lines.append(t["probe_missing"].format(device=_device(next(iter(runs.values())), t)))
-            continue
-        p = r["loader_probe"]
-        copied = t["probe_copy"].format(**p) if None not in (p["copy_us_pageable"], p["copy_us_pinned"]) else ""
-        lines.append(t["probe"].format(**p, device=_device(r, t), batch=r["batch_size"], date=r["date"][:10]) + copied)
-    return lines
+        for batch in sorted(plain[gk].keys() & plain[ck].keys()):
+            g, c = plain[gk][batch]["ms_per_step"], plain[ck][batch]["ms_per_step"]
+            rows.append({"gpu": plain[gk][batch], "cpu": plain[ck][batch], "slower": g > c,
+                         "ratio": max(g, c) / min(g, c)})
+    return rows
 
 
-def targets(devices: dict[tuple, list[dict]], t: dict) -> list[str]:
-    """The ladder's targets for every device with a dataloader run at batch 64: on a GPU its fastest pipeline
-    at batch 64, on a CPU its best rung at any batch size."""
-    lines = []
-    for key, rows in devices.items():
-        base = next((r for r in rows if r["pipeline"] == "dataloader" and r["batch_size"] == 64), None)
-        if base is None:
-            continue
-        gpu = key[0] != "cpu"
-        best = min((r for r in rows if r["batch_size"] == 64 or not gpu), key=_seconds)
-        speedup, spread = _seconds(base) / _seconds(best), abs(best["test_accuracy"] - base["test_accuracy"])
-        want_speedup, want_seconds = (
-            (TARGETS["gpu_speedup"], TARGETS["gpu_seconds"]) if gpu else (TARGETS["cpu_speedup"], math.inf)
-        )
-        met = speedup >= want_speedup and _seconds(best) <= want_seconds and spread <= TARGETS["tolerance"] + 1e-9
-        text = t["gpu_target" if gpu else "cpu_target"]
-        lines.append(
-            text.format(best=best, speedup=speedup, spread=spread, verdict=t["met" if met else "not_met"], **TARGETS)
-        )
-    return lines
+def loader_probes(devices: dict[tuple, list[dict]]) -> list[dict]:
+    """Per device with a plain DataLoader run, its `--probe-loader` split at the smallest batch probed:
+    {"record", "probe"}, probe None where none was."""
+    probes = []
+    for rows in devices.values():
+        plain = [r for r in rows if r["pipeline"] == "dataloader"]
+        if plain:
+            r = next((r for r in plain if "loader_probe" in r), plain[0])
+            probes.append({"record": r, "probe": r.get("loader_probe")})
+    return probes
 
 
-def missing(devices: dict[tuple, list[dict]], t: dict) -> list[str]:
-    """Every rung and batch size of the ladder without a record, per device that has any."""
-    lines = []
+def missing(devices: dict[tuple, list[dict]]) -> list[dict]:
+    """Per device that has any record, every rung it can run and the batch sizes of BATCH_SIZES without a record:
+    {"record", "absent": [(pipeline, [batch, ...]), ...]}."""
+    out = []
     for key, rows in devices.items():
         have = {(r["pipeline"], r["batch_size"]) for r in rows}
         runnable = [p for p in LADDER if key[0] == "cuda" or p not in CUDA_ONLY]
-        absent = {p: "/".join(str(b) for b in BATCH_SIZES if (p, b) not in have) for p in runnable}
-        items = [t["missing_item"].format(pipeline=p, batches=batches) for p, batches in absent.items() if batches]
-        if items:
-            lines.append(t["missing"].format(device=_device(rows[0], t), items=t["list_sep"].join(items)))
-    return lines
+        absent = [(p, [b for b in BATCH_SIZES if (p, b) not in have]) for p in runnable]
+        if absent := [(p, batches) for p, batches in absent if batches]:
+            out.append({"record": rows[0], "absent": absent})
+    return out
 
 
 def chart_series(devices: dict[tuple, list[dict]]) -> dict[tuple, list[tuple[int, float]]]:
@@ -365,35 +339,41 @@ def chart_svg(devices: dict[tuple, list[dict]], t: dict) -> str:
     return "\n".join(line for line in svg.splitlines() if line.strip())  # a blank line would end the HTML block
 
 
-def _bullets(title: str, lines: list[str]) -> list[str]:
-    return [f"**{title}**", "\n".join(f"- {line}" for line in lines)] if lines else []
-
-
-def _box(title: str, lines: list[str]) -> list[str]:
-    return [f'!!! info "{title}"\n' + "\n\n".join(f"    {line}" for line in lines)] if lines else []
-
-
-def render(records: list[dict], t: dict) -> str:
-    """The page's measured-timings section, in the language of the words t."""
-    if not records:
-        return "\n\n".join([t["none"], *_box(t["no_gpu_title"], [t["no_gpu"]])])
+def facts(records: list[dict]) -> dict:
+    """Everything the MNIST page says about the records, computed: the templates
+    (docs/overrides/benchmarks/*.md) lay it out in the page's words."""
     devices, older = latest(records)
-    first = next(iter(devices.values()))[0]
-    parts = []
-    for rows in devices.values():
-        parts += [f"**{_device(rows[0], t)}**", table(rows, t), "\n".join(f"- {line}" for line in findings(rows, t))]
-    parts += [t["dirty"]] if any(r["commit_dirty"] for rows in devices.values() for r in rows) else []
-    images = f"{first['train_images']:,}".replace(",", " ")
-    parts += [t["method"].format(epochs=first["epochs"], warmup=first["warmup_epochs"], images=images)]
-    parts += [t["older"].format(n=older)] if older else []
-    kinds = {key[0] == "cpu" for key in devices}
-    parts += _bullets(t["versus_title"], versus(devices, t) if len(kinds) == 2 else [])
-    parts += _bullets(t["loader_title"], loader_split(devices, t)) + _bullets(t["targets_title"], targets(devices, t))
-    caption = f"<figcaption>{html.escape(t['caption'])}</figcaption>"
-    parts += [f'<figure class="benchmark-chart">\n{chart_svg(devices, t)}\n{caption}\n</figure>']
-    parts += _box(t["missing_title"], missing(devices, t))
-    parts += _box(t["no_gpu_title"], [t["no_gpu"]] if kinds == {True} else [])
-    return "\n\n".join(part for part in parts if part)
+    cross = crossover(devices)
+    rows = [r for rows in devices.values() for r in rows]
+    return {
+        "devices": devices,
+        "older": older,
+        "dirty": any(r["commit_dirty"] for r in rows),
+        "first": rows[0] if rows else None,
+        "has_cpu": any(key[0] == "cpu" for key in devices),
+        "has_gpu": any(key[0] != "cpu" for key in devices),
+        "by_batch": by_batch(devices),
+        "gains": resident_gains(devices),
+        "accuracy": accuracy_spread(devices),
+        "steps": step_costs(devices),
+        "crossover": round(cross[0], 1 - math.floor(math.log10(cross[0]))) if cross else None,
+        "loader_steps": loader_steps(devices),
+        "probes": loader_probes(devices),
+        "missing": missing(devices),
+    }
+
+
+def _chart(devices: dict[tuple, list[dict]], t: dict) -> str:
+    return chart_svg(devices, t) if devices else ""
+
+
+def render(records: list[dict], t: dict, lang: str, part: str) -> str:
+    """One part of the page ("summary": what we found, the chart and the summary table; "records": the folded
+    record tables, the DataLoader's split and what is not measured yet) in lang, with the words t."""
+    data = facts(records)
+    return templates().get_template(f"benchmarks/{part}.md").render(
+        t=t, lang=lang, chart=lambda: _chart(data["devices"], t), **data
+    ).strip("\n")
 
 
 _records: list[dict] = []
@@ -408,6 +388,8 @@ def on_pre_build(config) -> None:
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    if PLACEHOLDER not in markdown:
-        return markdown
-    return markdown.replace(PLACEHOLDER, render(_records, _words[language_of(page.file.src_uri)]))
+    lang = language_of(page.file.src_uri)
+    for placeholder, part in PLACEHOLDERS.items():
+        if placeholder in markdown:
+            markdown = markdown.replace(placeholder, render(_records, _words[lang], lang, part))
+    return markdown

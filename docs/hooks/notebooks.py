@@ -18,7 +18,16 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import get_data
 
-from site_pages import BLOCK_MARKS, LANGUAGES, expand_includes, fences, join_cjk_lines, language_of, load_text
+from site_pages import (
+    BLOCK_MARKS,
+    LANGUAGES,
+    RUN_SYNTAXES,
+    expand_includes,
+    fences,
+    join_cjk_lines,
+    language_of,
+    load_text,
+)
 
 ADMONITION = re.compile(r'^(!!!|\?\?\?\+?)\s+\w[\w-]*(?:\s+"([^"]*)")?\s*$')
 PYTHON_KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -42,7 +51,9 @@ def open_admonitions(text: str) -> str:
 def page_notebook(page: Path, lang: str, intro: str) -> nbformat.NotebookNode:
     """The notebook of one page: prose as Markdown cells, each runnable fence as a code cell."""
     source, _ = get_data(page.read_text(encoding="utf-8"))  # the front matter is for the site's search only
-    raw_blocks = [f for f in fences(source) if f.runs]
+    # every Python or shell fence is a code cell: the runnable ones and the titled parts of a longer file that a
+    # page shows piece by piece (the MNIST page's train.py, whose parts define, in order, what its commands run)
+    raw_blocks = [f for f in fences(source) if f.syntax in RUN_SYNTAXES]
     text = open_admonitions(expand_includes(source, lang=lang))
     text = join_cjk_lines(text) if lang == "zh" else text
     # a Python kernel, said up front: otherwise jupytext takes the most frequent fence language (bash on
@@ -51,7 +62,7 @@ def page_notebook(page: Path, lang: str, intro: str) -> nbformat.NotebookNode:
     nb = jupytext.reads(f"---\njupyter:\n  kernelspec:\n{kernel}---\n" + text, fmt="md")
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     if len(code_cells) != len(raw_blocks):
-        raise ValueError(f"{page}: {len(raw_blocks)} runnable fences but {len(code_cells)} notebook code cells")
+        raise ValueError(f"{page}: {len(raw_blocks)} code fences but {len(code_cells)} notebook code cells")
     for cell in nb.cells:
         cell.metadata = {}  # drop jupytext's layout hints
     for cell, block in zip(code_cells, raw_blocks, strict=True):

@@ -271,3 +271,23 @@ class _SnippetsInLanguage(SnippetPreprocessor):
 @functools.cache  # a page includes many snippets of one folder; keyed by mtime, so `mkdocs serve` sees edits
 def _comment_words(path: Path, mtime_ns: int, repo: Path) -> dict[str, str]:
     return load_data(path, repo / COMMENTS_SCHEMA, repo)
+
+
+TEMPLATES = Path("docs/overrides")  # the reader-visible layout of what hooks compute: Jinja templates
+
+
+@functools.cache
+def templates(repo: Path = REPO):
+    """The Jinja environment of the hooks' templates (docs/overrides/<hook>/*.md: Markdown, so neither MkDocs nor
+    the theme copies them into the site). StrictUndefined: a misspelt name stops the build instead of printing
+    nothing."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(repo / TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,  # they write Markdown; values that reach HTML attributes are escaped where they do
+    )
