@@ -7,7 +7,8 @@ Data, each file checked against docs/data/<kind>.schema.json: `guides.yml`; `cov
 sections that docs/<lang>/<page>.md covers, at a heading id); `errata/<page>.yml` (claims whose truth that page
 shows, at a heading id). A bad file fails the build with one line naming the file and the field. References are
 ordinary links, so MkDocs' `validation` checks their heading ids; tests/test_sources.py asks pytest whether
-each erratum's test exists. The words are in docs/data/text/<lang>/sources.yml.
+each erratum's test exists. This module computes what the pages say (*_facts: plain data); the templates
+docs/overrides/sources/*.md lay it out, with the words of docs/data/text/<lang>/sources.yml.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from pathlib import Path, PurePosixPath
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.meta import get_data
 
-from site_pages import LANGUAGES, REPO, load_data, load_text
+from site_pages import LANGUAGES, REPO, load_data, load_text, templates
 
 SOURCES_PAGE = "sources.md"
-PLACEHOLDERS = ("<!-- guides -->", "<!-- coverage -->", "<!-- errata -->")
+PLACEHOLDERS = {"<!-- guides -->": "guides", "<!-- coverage -->": "coverage", "<!-- errata -->": "errata"}
 # a heading with an explicit id, `## Title { #id }`: the form pages use for every heading that data cites
 HEADING = re.compile(r"^#{1,6}[ \t]+(?P<text>.+?)[ \t]*\{[^}\n]*#(?P<id>[\w-]+)[^}\n]*\}[ \t]*$", re.M)
 
@@ -57,83 +58,60 @@ def load(repo: Path = REPO) -> dict:
     return {"repo": repo, "guides": guides, **found, "text": load_text("sources", repo)}
 
 
-# ---- rendering -------------------------------------------------------------------------------------
+# ---- what the pages say ----------------------------------------------------------------------------
 
 
-def link(data: dict, lang: str, page: str, anchor: str) -> str:
-    """`[Page title › heading](page#anchor)`, read from the page's headings: a link MkDocs checks like any other."""
+def target(data: dict, lang: str, page: str, anchor: str) -> dict:
+    """Where a link to a heading goes and what it says: {"page", "anchor", "title": the page's title, "heading": the
+    heading's text}, read from the page in lang; the link is an ordinary one, which MkDocs checks like any other."""
     text, _ = get_data((data["repo"] / "docs" / lang / page).read_text(encoding="utf-8"))
     title = re.search(r"^# (.+?)(?:\s*\{[^}]*\})?\s*$", text, re.M)
     heading = next((m["text"] for m in HEADING.finditer(text) if m["id"] == anchor), anchor)
-    return f"[{_escape(title.group(1) if title else page)} › {heading}]({page}#{anchor})"
+    return {"page": page, "anchor": anchor, "title": title.group(1) if title else page, "heading": heading}
 
 
-def render_guides(data: dict, lang: str) -> str:
-    t, items = data["text"][lang], []
+def guides_facts(data: dict, lang: str) -> dict:
+    """The guides, and the numbers of those with errata (their entries link to them)."""
+    return {"guides": data["guides"], "with_errata": {e["guide"] for e in data["errata"]}}
+
+
+def coverage_facts(data: dict, lang: str) -> dict:
+    """Per guide, each of its sections with the headings that cover it: {"guide", "sections": [{"section",
+    "links": [target, ...]}]}, each heading once."""
+    coverage = []
     for g in data["guides"]:
-        note = t["original_title" if g["title_in_source"] else "our_title"].format(_escape(g["title"]["zh"]))
-        head = f"**{g['number']} · {_escape(g['title'][lang])}**{note}"
-        links = "".join(f" <{url}>" for url in g["links"])
-        anchors = f"[{t['coverage_of']}](#coverage-{g['number']})"
-        if any(e["guide"] == g["number"] for e in data["errata"]):
-            anchors += f" · [{t['errata_of']}](#errata-{g['number']})"
-        sections = t["sections"].format(n=len(g["sections"]))
-        items.append(f"- {head}  \n  {_flow(g['origin'][lang], lang)}{links}  \n  {sections} · {anchors}")
-    return "\n".join(items) + "\n"
-
-
-def render_coverage(data: dict, lang: str) -> str:
-    t, out = data["text"][lang], []
-    for g in data["guides"]:
-        out += [f"### {g['number']} · {_escape(g['title'][lang])} {{ #coverage-{g['number']} }}", ""]
-        out += [f"| {t['section_col']} | {t['covered_col']} |", "| --- | --- |"]
+        sections = []
         for section in g["sections"]:
-            here = (e for e in data["coverage"] if (e["guide"], e["section"]) == (g["number"], section))
-            links = dict.fromkeys(link(data, lang, e["page"], e["anchor"]) for e in here)
-            out.append(f"| {_escape(section)} | {'<br>'.join(links)} |")
-        out.append("")
-    return "\n".join(out)
+            here = [e for e in data["coverage"] if (e["guide"], e["section"]) == (g["number"], section)]
+            places = dict.fromkeys((e["page"], e["anchor"]) for e in here)
+            sections.append({"section": section, "links": [target(data, lang, *place) for place in places]})
+        coverage.append({"guide": g, "sections": sections})
+    return {"coverage": coverage}
 
 
-def render_errata(data: dict, lang: str) -> str:
-    """One table to scan (guide and section, title: a link to the erratum), then each erratum's details, folded,
-    grouped by guide. The erratum's id is an anchor only: a reader sees its title, never the id."""
-    t = data["text"][lang]
-    if not data["errata"]:
-        return t["no_errata"] + "\n"
+def errata_facts(data: dict, lang: str) -> dict:
+    """The errata grouped by guide, in the order of the guide's sections: {"count", "groups": [{"guide", "errata":
+    [erratum with "shown_at", the target of the heading that shows its truth]}]}."""
     groups = []
     for g in data["guides"]:
         mine = sorted(
             (e for e in data["errata"] if e["guide"] == g["number"]), key=lambda e: g["sections"].index(e["section"])
         )
         if mine:
-            groups.append((g, mine))
-    out = [t["errata_count"].format(n=len(data["errata"])), ""]
-    # two columns, so that a phone's width leaves the title room: the guide's number leads its section's cell
-    out += [f"| {t['where_col']} | {t['title_col']} |", "| --- | --- |"]
-    out += [
-        f"| {g['number']} · {_escape(e['section'])} | [{_escape(e['title'][lang])}](#{e['id']}) |"
-        for g, mine in groups for e in mine
-    ]
-    out.append("")
-    for g, mine in groups:
-        out += [f"### {g['number']} · {_escape(g['title'][lang])} {{ #errata-{g['number']} }}", ""]
-        for e in mine:
-            body = (
-                f"*{t['section'].format(_escape(e['section']))}*\n\n"
-                f"**{t['claim']}** {_flow(e['claim'][lang], lang)}\n\n"
-                f"**{t['truth']}** {_flow(e['truth'][lang], lang)}\n\n"
-                f"**{t['shown_at']}** {link(data, lang, e['page'], e['anchor'])}  \n"
-                f"**{t['snippet']}** `{e['snippet']}`  \n**{t['test']}** `{e['test']}`"
-            )
-            # what pymdownx.details makes of `??? note "title"`, written out (md_in_html) to give the <details> the
-            # erratum's id: a link to it opens the fold (Material's script, or Chromium itself) and shows its title
-            out += [
-                f'<details class="note" id="{e["id"]}" markdown="1">',
-                f'<summary markdown="span">{_escape(e["title"][lang])}</summary>',
-                "", body, "", "</details>", "",
-            ]
-    return "\n".join(out)
+            errata = [e | {"shown_at": target(data, lang, e["page"], e["anchor"])} for e in mine]
+            groups.append({"guide": g, "errata": errata})
+    return {"count": len(data["errata"]), "groups": groups}
+
+
+FACTS = {"guides": guides_facts, "coverage": coverage_facts, "errata": errata_facts}
+
+
+def render(part: str, data: dict, lang: str, **facts) -> str:
+    """The template docs/overrides/sources/<part>.md in lang, with the words of docs/data/text/<lang>/sources.yml and
+    the facts (for the sources page's parts, FACTS[part]'s); _escape and _flow are its `escape` and `flow`."""
+    facts = facts or FACTS[part](data, lang)
+    template = templates().get_template(f"sources/{part}.md")
+    return template.render(t=data["text"][lang], lang=lang, escape=_escape, flow=_flow, **facts).strip("\n")
 
 
 def link_back(markdown: str, page: str, lang: str, data: dict) -> str:
@@ -144,17 +122,9 @@ def link_back(markdown: str, page: str, lang: str, data: dict) -> str:
         heading = next((m for m in HEADING.finditer(markdown) if m["id"] == anchor), None)
         if heading is None:
             raise PluginError(f"{errata[0]['file']}: field 'anchor': docs/{lang}/{page} has no heading {{ #{anchor} }}")
-        t = data["text"][lang]
-        lines = "  \n".join(_correction(t["corrects"].format(guide=e["guide"]), e, lang) for e in errata)
-        line = f"\n\n{lines}\n{{ .erratum-line data-search-exclude }}"  # the page's own words rank it
-        markdown = markdown[: heading.end()] + line + markdown[heading.end() :]
+        lines = render("corrections", data, lang, errata=errata, sources_page=SOURCES_PAGE)
+        markdown = markdown[: heading.end()] + "\n\n" + lines + markdown[heading.end() :]
     return markdown
-
-
-def _correction(words: str, erratum: dict, lang: str) -> str:
-    """`*Corrects guide 003:* [title](sources.md#id)`; no space after a full-width colon, which has its own."""
-    gap = "" if words.endswith(("：", "，", "。")) else " "
-    return f"*{words}*{gap}[{_escape(erratum['title'][lang])}]({SOURCES_PAGE}#{erratum['id']})"
 
 
 _MD_SPECIAL = re.compile(r"([\\*_\[\]<>|#])")
@@ -193,7 +163,6 @@ def on_page_markdown(markdown_text: str, page, config, files) -> str:
     lang = path.parts[0] if path.parts[0] in LANGUAGES else getattr(i18n, "current_language", LANGUAGES[0])
     if path.name != SOURCES_PAGE:
         return link_back(markdown_text, path.name, lang, _data)
-    renderers = (render_guides, render_coverage, render_errata)
-    for placeholder, render in zip(PLACEHOLDERS, renderers, strict=True):
-        markdown_text = markdown_text.replace(placeholder, render(_data, lang))
+    for placeholder, part in PLACEHOLDERS.items():
+        markdown_text = markdown_text.replace(placeholder, render(part, _data, lang) + "\n")
     return markdown_text

@@ -1,18 +1,20 @@
-"""Verification stamp: at the foot of every page with code, where that code last ran and what passed.
+"""Verification stamp: at the foot of every page with code, where that code last ran and what passed; and the
+Verification page's list of runs (`<!-- verification-runs -->`).
 
 The records (docs/data/verification/*.json, written by `pytest --verification-record`, see tests/verification_record.py)
-are checked against docs/data/verification.schema.json; the words are in docs/data/text/<lang>/verification.yml.
+are checked against docs/data/verification.schema.json. This module computes what a stamp and the Verification page
+say (stamp_facts, runs_facts); the templates docs/overrides/verification/{stamp,runs,macros}.md lay it out, with the
+words of docs/data/text/<lang>/verification.yml.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from site_pages import BLOCK_MARKS, fences, language_of, load_data, load_text, page_code_digest
+from site_pages import BLOCK_MARKS, fences, language_of, load_data, load_text, page_code_digest, templates
 
 OUTCOMES = ("passed", "failed", "errors", "skipped")  # a record's counts (tests/verification_record.py)
 # skip reason -> CUDA GPUs a machine needs to run what it skipped: while no record comes from such a machine,
@@ -39,29 +41,12 @@ def _sum(counts: list[dict]) -> dict:
     return {**{k: total[k] for k in OUTCOMES}, "skip_reasons": dict(reasons)}
 
 
-def describe(counts: dict, t: dict, most_gpus: int) -> str:
-    """'12 passed, 3 skipped (3 × needs two or more CUDA GPUs: not yet run on such a machine)', in t's language."""
-    parts = [t[k].format(n=counts[k]) for k in OUTCOMES[:3] if counts[k] or k == "passed"]
-    reasons = t["reason_sep"].join(
-        t["not_yet" if GPUS_NEEDED.get(r, 0) > most_gpus else "reason"].format(reason=t["skip_reasons"].get(r, r), n=n)
-        for r, n in counts["skip_reasons"].items()
-    )
-    if counts["skipped"]:
-        parts.append(t["with_reasons"].format(count=t["skipped"].format(n=counts["skipped"]), reasons=reasons))
-    return t["list_sep"].join(parts)
-
-
-def machine(r: dict, t: dict) -> str:
-    if r["device_type"] != "cpu":
-        return t["gpu"].format(name=r["device_name"], count=r["cuda_device_count"], kind=r["device_type"].upper())
-    return t["cpu" if r["cpu_cores"] else "cpu_unknown_cores"].format(name=r["device_name"], cores=r["cpu_cores"])
-
-
-def _code(text: str) -> str:
-    """text as inline code, whatever backticks it holds."""
-    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
+def tally(counts: dict, most_gpus: int) -> dict:
+    """A page's, snippets' or run's counts, each skip reason with `not_yet` where it needs more CUDA GPUs than
+    most_gpus (the most of any run that counts): those blocks have not yet run on such a machine."""
+    reasons = [{"reason": r, "n": n, "not_yet": GPUS_NEEDED.get(r, 0) > most_gpus}
+               for r, n in counts["skip_reasons"].items()]
+    return {**counts, "reasons": reasons}
 
 
 def covers(r: dict, page: str, digest: str | None) -> bool:
@@ -75,100 +60,97 @@ def most_gpus_for(records: list[dict], page: str, digest: str | None) -> int:
     return max((r["cuda_device_count"] for r in records if covers(r, page, digest)), default=0)
 
 
-def _table(records: list[dict], t: dict, page: str, snippets: list[str], digest: str | None) -> str:
-    """This page's row for each shown record: machine, versions, date and commit, its blocks, its snippets."""
+def badge_facts(records: list[dict], page: str, digest: str | None) -> dict:
+    """What the badge says: per shown run that ran page, {"record", "kind", "passed", "bad"} (kind "cpu", "gpu", or
+    "gpu_older" for a GPU run of an earlier version of the page, whose outcomes no longer count; bad: its failed
+    and erroneous blocks); "waiting", this page's blocks the CPU run skipped for want of GPUs that no run that
+    counts had; and "failed", whether one of its blocks failed in a shown run."""
     rows = shown(records)
     most_gpus = most_gpus_for(records, page, digest)
-    table = ["| " + " | ".join(t["headers"]) + " |", "|---" * len(t["headers"]) + "|"]
-    for r in rows:
-        ran = [r["snippets"][s] for s in snippets if s in r["snippets"]]
-        cells = (
-            machine(r, t),
-            f"{r['torch_version']} · {r['python_version']}",
-            f"{r['date'][:10]} · " + (f"`{r['commit'][:7]}`" + "\\*" * bool(r["commit_dirty"]) if r["commit"] else "—"),
-            (describe(r["pages"][page], t, most_gpus) if covers(r, page, digest)
-             else t["changed_since"].format(counts=describe(r["pages"][page], t, most_gpus)))
-            if page in r["pages"] else t["not_in_run"],
-            "—" if not snippets else describe(_sum(ran), t, most_gpus) if ran else t["not_in_run"],
-        )
-        table.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(table) if rows else ""
-
-
-def badge(records: list[dict], t: dict, page: str, digest: str | None) -> tuple[str, bool]:
-    """The one line a reader sees: what ran this page's blocks, where, and how many still wait for a GPU; and
-    whether one of them failed in a shown run."""
-    rows = shown(records)
-    most_gpus = most_gpus_for(records, page, digest)
-    parts, failed = [], False
-    for r in rows:
-        if page not in r["pages"]:
-            continue
+    runs = []
+    for r in (r for r in rows if page in r["pages"]):
         counts = r["pages"][page]
-        where = {"gpu": r["device_name"], "torch": r["torch_version"].split("+")[0], "date": r["date"][:10],
-                 "commit": (r["commit"] or "—")[:7]}
-        if r["device_type"] == "cpu":
-            parts.append(t["badge_cpu"].format(n=counts["passed"], **where))
-        elif covers(r, page, digest):
-            parts.append(t["badge_gpu"].format(n=counts["passed"], **where))
-        else:
-            parts.append(t["badge_gpu_older"].format(**where))
-            continue
-        if bad := counts["failed"] + counts["errors"]:
-            failed = True
-            parts.append(t["badge_failed"].format(n=bad, machine=machine(r, t)))
+        kind = "cpu" if r["device_type"] == "cpu" else "gpu" if covers(r, page, digest) else "gpu_older"
+        bad = 0 if kind == "gpu_older" else counts["failed"] + counts["errors"]
+        runs.append({"record": r, "kind": kind, "passed": counts["passed"], "bad": bad})
     cpu = next((r for r in rows if r["device_type"] == "cpu" and page in r["pages"]), None)
     waiting = sum(n for reason, n in (cpu["pages"][page]["skip_reasons"].items() if cpu else ())
                   if GPUS_NEEDED.get(reason, 0) > most_gpus)
-    if waiting:
-        parts.append(t["badge_await"].format(n=waiting))
-    return t["badge_sep"].join(parts) or t["badge_none"], failed
+    return {"runs": runs, "waiting": waiting, "failed": any(run["bad"] for run in runs)}
+
+
+def stamp_facts(records: list[dict], page: str, snippets: list[str], digest: str | None) -> dict:
+    """Everything page's stamp says, computed: the badge (badge_facts) and this page's row of each shown run,
+    {"record", "page": its blocks' tally or None where the run did not include the page, "covers", "snippets":
+    the tally of the page's snippets run as scripts, or None where none ran}."""
+    most_gpus = most_gpus_for(records, page, digest)
+    rows = []
+    for r in shown(records):
+        ran = [r["snippets"][s] for s in snippets if s in r["snippets"]]
+        rows.append({
+            "record": r,
+            "page": tally(r["pages"][page], most_gpus) if page in r["pages"] else None,
+            "covers": covers(r, page, digest),
+            "snippets": tally(_sum(ran), most_gpus) if ran else None,
+        })
+    return {
+        "badge": badge_facts(records, page, digest),
+        "rows": rows,
+        "has_snippets": bool(snippets),
+        "has_cpu": any(r["device_type"] == "cpu" for r in records),
+        "has_gpu": any(r["device_type"] != "cpu" for r in records),
+        "dirty": any(r["commit_dirty"] for r in shown(records)),
+        "runs_page": VERIFICATION_PAGE,
+    }
+
+
+def _macros():
+    return templates().get_template("verification/macros.md").module
+
+
+def describe(counts: dict, t: dict, most_gpus: int) -> str:
+    """counts as the stamp writes them in t's language (the template macro `counts`), for most_gpus."""
+    return _macros().counts(t, tally(counts, most_gpus))
+
+
+def badge(records: list[dict], t: dict, page: str, digest: str | None) -> tuple[str, bool]:
+    """The badge's line in t's language (the template macro `badge`), and whether one of the page's blocks failed in
+    a shown run."""
+    facts = badge_facts(records, page, digest)
+    return _macros().badge(t, facts), facts["failed"]
 
 
 def render(records: list[dict], t: dict, page: str, snippets: list[str], digest: str | None = None) -> str:
     """The stamp for page (its path from the repository root, e.g. docs/en/tensors.md), in t's language: a one-line
     badge, folded over this page's row of every shown run; digest is site_pages.page_code_digest of the page now
     (None: not compared). Whole runs, their commands and failures are on the Verification page."""
-    line, failed = badge(records, t, page, digest)
-    body = [f"**{t['title']}** {t['ci']}"]
-    body += [table] if (table := _table(records, t, page, snippets, digest)) else []
-    body += [] if any(r["device_type"] == "cpu" for r in records) else [t["no_cpu"]]
-    body += [] if any(r["device_type"] != "cpu" for r in records) else [t["no_gpu"]]
-    body += [t["dirty"]] if any(r["commit_dirty"] for r in shown(records)) else []
-    body.append(t["runs_link"].format(url=VERIFICATION_PAGE))
-    indented = "\n\n".join(body).replace("\n", "\n    ").replace("\n    \n", "\n\n")
-    kind = "failure" if failed else "success"
-    title = line.replace('"', "&quot;")
-    # kept out of the search index: the same words on every page would only crowd the results
-    return (
-        f'<div class="verification-stamp" data-search-exclude markdown="1">\n\n'
-        f'??? {kind} "{title}"\n\n    {indented}\n\n</div>\n'
-    )
+    facts = stamp_facts(records, page, snippets, digest)
+    return templates().get_template("verification/stamp.md").render(t=t, **facts).strip("\n") + "\n"
 
 
 VERIFICATION_PAGE = "verification.md"
 RUNS_MARKER = "<!-- verification-runs -->"
 
 
-def runs(records: list[dict], t: dict, notes: list[dict]) -> str:
-    """The Verification page's body: every run, newest first, with its machine, versions, date, commit, command,
-    totals and each failure with what it was (docs/data/verification-notes.yml)."""
+def runs_facts(records: list[dict], notes: list[dict]) -> dict:
+    """The Verification page's runs, newest first: {"record", "totals": its tally, "failures": [{"test", "kind",
+    "note"}]}, each failure with its note (docs/data/verification-notes.yml)."""
     note_of = {(n["record"], n["test"]): n for n in notes}
     most_gpus = max((r["cuda_device_count"] for r in records), default=0)
-    out = []
-    for r in sorted(records, key=lambda r: r["date"], reverse=True):
-        out.append(f"## {machine(r, t)}, {r['date'][:10]}")
-        commit = f"`{r['commit'][:7]}`" + "\\*" * bool(r["commit_dirty"]) if r["commit"] else "—"
-        out.append(t["run_facts"].format(torch=r["torch_version"], python=r["python_version"], commit=commit,
-                                         command=_code(r["command"]), counts=describe(r["totals"], t, most_gpus)))
-        if r["source"]["kind"] == "junit":
-            out.append(t["from_junit"].format(file=r["source"]["file"]))
-        if r["failures"]:
-            out.append(t["failures"])
-            for f in r["failures"]:
-                note = note_of[(r["_file"], f["test"])]
-                out.append(f"- {_code(f['test'])}: {t['failure_kinds'][note['kind']]}. {note['note'][t['lang']]}")
-    return "\n\n".join(out) + "\n"
+    return {"runs": [
+        {"record": r, "totals": tally(r["totals"], most_gpus), "failures": [
+            {"test": f["test"], **{k: note_of[(r["_file"], f["test"])][k] for k in ("kind", "note")}}
+            for f in r["failures"]
+        ]}
+        for r in sorted(records, key=lambda r: r["date"], reverse=True)
+    ]}
+
+
+def runs(records: list[dict], t: dict, notes: list[dict]) -> str:
+    """The Verification page's body in t's language (t["lang"]): every run with its machine, versions, date,
+    commit, command, totals, and each failure with what it was."""
+    facts = runs_facts(records, notes)
+    return templates().get_template("verification/runs.md").render(t=t, lang=t["lang"], **facts).strip("\n") + "\n"
 
 
 _records: list[dict] = []
