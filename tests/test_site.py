@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 from html.parser import HTMLParser
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 from xml.etree import ElementTree
 
 import pytest
@@ -248,13 +248,26 @@ def language_link_problems(site, site_url: str) -> list[str]:
             target = _page_of(site, site_url, urljoin(page_url, href))
             if "None" in href or target is None:
                 problems.append(f"{rel}: <{tag} hreflang={link_lang} href={href!r}> is no page under {site_url}")
-            # the 404 page is served at any address; mkdocs-static-i18n leaves it the last page's languages
+            # the 404 page is served at any address: its links lead to each home (test_the_404_page_is_in_the_...)
             elif rel != "404.html":
                 expected = site / (neutral if link_lang == default else f"{link_lang}/{neutral}")
                 if target != expected:
                     got, want = (p.relative_to(site).as_posix() for p in (target, expected))
                     problems.append(f"{rel}: <{tag} hreflang={link_lang}> leads to {got}, not {want}")
     return problems
+
+
+def test_the_404_page_is_in_the_default_language_and_leads_to_each_home(built_site):
+    """One 404.html serves every missing address: the default language's, not the last language built
+    (docs/hooks/not_found.py), its language links leading to each language's home, not to the last page's twins."""
+    html = (built_site / "404.html").read_text(encoding="utf-8")
+    assert f'<html lang="{LANGUAGES[0]}"' in html
+    parser = _LanguageLinks()
+    parser.feed(html)
+    base = urlsplit(site_url_of_config()).path
+    homes = {lang: base + ("" if lang == LANGUAGES[0] else f"{lang}/") for lang in LANGUAGES}
+    assert {(lang, href) for _, lang, href in parser.links} == set(homes.items())
+    assert not list(built_site.glob("*/404.html"))
 
 
 def test_sitemap_and_language_links_are_addresses_under_site_url(built_site):
