@@ -10,7 +10,7 @@ SITE_STAMP := $(SITE_VENV)/.installed
 # environment variable turns it off)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test install install-site browser cjk-font gpu-job clean
+.PHONY: serve test install install-site browser cjk-font gpu-job notebooks clean
 
 $(STAMP): requirements.txt constraints.txt
 	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] >= (3, 11) else "Python 3.11+ is required")'
@@ -59,12 +59,17 @@ test: install browser cjk-font
 # (resident-graph included) at every batch size, and where the plain DataLoader's time goes.
 # The benchmark runs even when a test failed; the job still fails then. The browser tests are left out (they
 # check the built site, which no GPU changes; the CPU run has them), and the record's command says so.
-GPU_JOB_LEAVES_OUT := --ignore=tests/test_browser_home.py --ignore=tests/test_browser_pages.py --ignore=tests/test_browser_search.py
+GPU_JOB_LEAVES_OUT := --ignore=tests/test_browser_home.py --ignore=tests/test_browser_notebooks.py --ignore=tests/test_browser_pages.py --ignore=tests/test_browser_search.py
 gpu-job: install cjk-font
 	status=0; \
 	$(BIN)/python -m pytest --verification-record $(GPU_JOB_LEAVES_OUT) || status=$$?; \
 	$(BIN)/python snippets/mnist/bench.py --device cuda --batch-sizes 64 256 1024 --probe-loader || status=$$?; \
 	exit $$status
+
+# Each page's notebook, docs/<lang>/notebooks/<page>.ipynb, made again from the page (docs/hooks/notebooks.py): run
+# after changing a page with code, and commit them (tests/test_notebooks.py names any page whose notebook is stale)
+notebooks: install
+	$(BIN)/python docs/hooks/notebooks.py
 
 clean:
 	rm -rf $(VENV) $(SITE_VENV) site

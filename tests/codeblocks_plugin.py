@@ -88,7 +88,8 @@ def pytest_collect_file(file_path, parent):
 
 
 # a block's output, by its syntax and its code without comments: the languages' copies of one block differ only in
-# their comments' language (site_pages.translate_comments changes nothing else), so the first to pass runs it for all
+# their comments' language (site_pages.translate_comments changes nothing else but the docstrings it has words for,
+# and a block whose docstrings differ runs once per language), so the first to pass runs it for all
 _passed_runs: dict[tuple[str, str], str] = {}
 # a page's shell blocks, started together when the first of them runs: each is a program that spends seconds
 # importing torch while the others wait, and none reads what another writes

@@ -28,3 +28,67 @@ def test_cpu_and_cuda_methods_are_not_replaced_by_to():
         assert t.cpu() is t and net.cpu() is net
     for method in (torch.Tensor.cpu, torch.Tensor.cuda, nn.Module.cpu, nn.Module.cuda):
         assert "deprecated" not in (method.__doc__ or "").lower()
+
+
+# --- Hugging Face Accelerate (section #accelerate), as the installed release (requirements.txt) behaves ---
+
+ACCELERATE_CHECK = '''
+import torch
+from accelerate import Accelerator
+from torch import nn
+
+accelerator = Accelerator(cpu=True, mixed_precision={precision!r}, gradient_accumulation_steps=4)
+model = accelerator.prepare(nn.Sequential(nn.Linear(4, 4)))
+inside = []
+model[0].register_forward_hook(lambda module, args, out: inside.append(out.dtype))
+out = model(torch.randn(2, 4))
+print(accelerator.mixed_precision, inside[0], out.dtype, accelerator.scaler is not None)
+
+# backward() divides by gradient_accumulation_steps
+loss = model(torch.ones(1, 4)).float().sum()
+accelerator.backward(loss)
+mine = model[0].weight.grad.clone()
+model.zero_grad()
+model(torch.ones(1, 4)).float().sum().backward()
+print(torch.allclose(4 * mine, model[0].weight.grad))
+'''
+
+
+@pytest.mark.parametrize(("precision", "expected"), [
+    ("bf16", "bf16 torch.bfloat16 torch.float32 False\nTrue"),  # autocast inside, float32 out, no scaler
+    ("fp16", "fp16 torch.float32 torch.float32 False\nTrue"),  # on the CPU: accepted, then ignored
+])
+def test_accelerate_mixed_precision_on_the_cpu(precision, expected):
+    from snippet_runs import run_code
+
+    run = run_code(ACCELERATE_CHECK.format(precision=precision))  # a fresh process: Accelerator's state is global
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == expected
+
+
+def test_accelerate_retries_with_nine_tenths_of_the_batch_after_an_oom():
+    from accelerate.utils import find_executable_batch_size
+
+    tried = []
+
+    @find_executable_batch_size(starting_batch_size=128)
+    def train(batch_size):
+        tried.append(batch_size)
+        if batch_size > 100:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return batch_size
+
+    assert train() == 92
+    assert tried == [128, 115, 103, 92]  # int(0.9 * size) each time, not half
+
+
+def test_accelerate_launch_uses_torchrun_and_passes_options_as_environment_variables():
+    import inspect
+
+    from accelerate.commands import launch
+    from accelerate.commands.config import default_config_file
+    from accelerate.utils import launch as launch_utils
+
+    assert "import torch.distributed.run as distrib_run" in inspect.getsource(launch.multi_gpu_launcher)
+    assert 'current_env["ACCELERATE_MIXED_PRECISION"]' in inspect.getsource(launch_utils)
+    assert default_config_file.endswith("huggingface/accelerate/default_config.yaml")

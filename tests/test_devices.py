@@ -52,6 +52,27 @@ def test_cuda_wheel_brings_its_own_cuda_runtime_and_cudnn():
     # answered from the libraries inside the installed package, with no GPU, driver or toolkit needed
     assert torch.backends.cudnn.is_available()
     assert torch.backends.cudnn.version() is not None
+    # what must match the card is the build: kernels for its compute capability (the erratum's last part)
+    if torch.version.cuda == "13.0":
+        assert torch.cuda.get_arch_list() == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+
+
+def test_a_gpu_older_than_the_build_is_sent_to_the_cu126_build(monkeypatch):
+    # the devices page: with the cu130 build, a P100 (compute capability 6.0) passes is_available() but has no
+    # kernels; CUDA's first use runs these two checks of the installed torch, which name the build to use
+    if torch.version.cuda != "13.0":
+        pytest.skip(f"the page describes the cu130 build; this is {torch.__version__}")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (6, 0))
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Tesla P100-PCIE-16GB")
+    with pytest.warns(UserWarning) as caught:
+        torch.cuda._check_capability()
+        torch.cuda._check_cubins()
+    text = "\n".join(str(w.message) for w in caught)
+    assert "does not include kernels for this GPU" in text
+    assert "--index-url https://download.pytorch.org/whl/cu126" in text
+    assert "is not compatible with the current PyTorch installation" in text
+    assert "/whl/cu130" not in text  # the installed build is not offered again
 
 
 # ---- more of the guides' claims, checked line by line ----------------------------------------------------

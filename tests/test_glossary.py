@@ -1,4 +1,6 @@
-"""One word per idea: the pages' prose uses the glossary's terms, not their variants (docs/data/terms.yml).
+"""One word per idea: the glossary's terms, not their variants (docs/data/terms.yml), in every word a reader of a
+language meets: the pages' prose, the code comments shown in that language, the hooks' words
+(docs/data/text/<lang>/), and the errata's and the verification notes' text in that language.
 
 That every glossary entry links to a real section is checked with every other link by the strict build
 (`validation: links: anchors` in mkdocs.yml).
@@ -100,18 +102,81 @@ def test_the_check_finds_variants_in_prose_and_ignores_code():
     ]
 
 
+def test_the_check_tells_a_build_from_a_version_and_a_laptop_from_a_notebook():
+    # the review's sentence wrong in meaning (a version ships a CUDA, a ROCm and an XPU build), and the other
+    # forms where 版本 or 构建 can only mean the build
+    builds = "每个 PyTorch 版本最多只针对一种加速器。PyTorch 的 ROCm 版本沿用 cuda。装着 CPU 版本时；ROCm 构建也是。"
+    assert sorted(found for _, found, word in rejected_words(builds, "zh") if word == "CUDA 版") == sorted(
+        ["每个 PyTorch 版本最多只针对一种加速器", "PyTorch 的 ROCm 版本", "CPU 版本", "ROCm 构建"])
+    # a version is still 版本: the CUDA version a wheel was built for, the driver's highest CUDA version
+    versions = "编译时所针对的 CUDA 版本；驱动支持的最高 CUDA 版本；ROCm 7.14 版本；CUDA 13.0 版的 PyTorch 2.14.1。"
+    assert rejected_words(versions, "zh") == []
+    notebooks = "在没有 GPU 的笔记本上运行；在 Jupyter 笔记本里；拿到笔记本电脑上；重启 Jupyter 笔记本的内核。"
+    assert [found for _, found, _ in rejected_words(notebooks, "zh")] == ["笔记本"]
+
+
 def test_the_page_list_is_not_empty():
     # a wrong DOCS path would make the prose check pass over nothing
     assert all(len(pages(lang)) > 5 for lang in LANGUAGES)
     assert Path(DOCS / "zh" / "glossary.md").is_file()
 
 
-@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if (DOCS / "data" / "comments" / lang).is_dir()])
-def test_translated_code_comments_use_the_glossary_terms(lang):
-    """Comments shown in the code of a page are read like its prose: same words."""
-    hits = []
-    for data in sorted((DOCS / "data" / "comments" / lang).glob("*.yml")):
-        for english, text in yaml.safe_load(data.read_text(encoding="utf-8")).items():
-            for _, found, preferred in rejected_words(text, lang):
-                hits.append(f"{data.relative_to(REPO)}: {english!r}: {found!r}, use {preferred!r}")
-    assert not hits, "\n".join(hits)
+def strings_in(data, where: str) -> list[tuple[str, str]]:
+    """(where, text) of every string in YAML data, however deep in its lists and mappings."""
+    if isinstance(data, str):
+        return [(where, data)]
+    if isinstance(data, dict):
+        return [found for key, value in data.items() for found in strings_in(value, f"{where}.{key}")]
+    if isinstance(data, list):
+        return [found for i, value in enumerate(data) for found in strings_in(value, f"{where}[{i}]")]
+    return []
+
+
+def _load(path: Path):
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def data_texts(lang: str) -> dict[str, list[tuple[str, str]]]:
+    """(where, text) of what a reader of lang meets outside the pages' Markdown, by kind: the code comments a page
+    shows in lang (docs/data/comments/<lang>/, values), the hooks' words (docs/data/text/<lang>/) and their templates
+    written for lang (docs/overrides/<hook>/*.<lang>.md, line by line), and the lang text of the errata (title, claim,
+    truth) and of the verification notes."""
+    data = DOCS / "data"
+    return {
+        "templates": [(f"{path.relative_to(REPO)}:{number}", line)
+                      for path in sorted((DOCS / "overrides").glob(f"*/*.{lang}.md"))
+                      for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)],
+        "comments": [(f"{path.relative_to(REPO)}: {english!r}", text)
+                     for path in sorted((data / "comments" / lang).glob("*.yml"))
+                     for english, text in (_load(path) or {}).items()],
+        "text": [found for path in sorted((data / "text" / lang).glob("*.yml"))
+                 for found in strings_in(_load(path), str(path.relative_to(REPO)))],
+        "errata": [(f"{path.relative_to(REPO)}: {erratum['id']}.{field}", erratum[field][lang])
+                   for path in sorted((data / "errata").glob("*.yml"))
+                   for erratum in _load(path) for field in ("title", "claim", "truth")],
+        "notes": [(f"docs/data/verification-notes.yml: {note['test']}", note["note"][lang])
+                  for note in _load(data / "verification-notes.yml")],
+    }
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_data_a_reader_meets_uses_one_word_per_idea(lang):
+    """Comments shown in a page's code, the stamp's, chart's and notebooks' words, errata and notes are read like
+    the prose: same words."""
+    hits = [
+        f"{where}: {found!r}, use {preferred!r}"
+        for texts in data_texts(lang).values()
+        for where, text in texts
+        for _, found, preferred in rejected_words(text, lang)
+    ]
+    assert not hits, "terms other than the glossary's:\n" + "\n".join(hits)
+
+
+def test_the_data_check_reads_every_kind_of_data_and_every_string_in_it():
+    texts = data_texts("zh")
+    counts = {kind: len(found) for kind, found in texts.items()}
+    assert all(counts[kind] > 3 for kind in ("templates", "comments", "text", "errata", "notes")), counts
+    nested = {"a": ["一个周期", {"b": "批大小"}], "n": 3}
+    assert strings_in(nested, "x.yml") == [("x.yml.a[0]", "一个周期"), ("x.yml.a[1].b", "批大小")]
+    assert [found for where, text in strings_in(nested, "x") for _, found, _ in rejected_words(text, "zh")] == [
+        "周期", "批大小"]

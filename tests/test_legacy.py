@@ -65,6 +65,15 @@ def test_typed_cuda_constructor_is_legacy(warn_always):
             assert legacy.is_cuda and legacy.dtype == torch.float32 and legacy.shape == (2, 3)
 
 
+def test_typed_cpu_constructor_does_not_warn(warn_always):
+    # the page says only the CUDA ones warn
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        legacy = torch.FloatTensor(2, 3)
+    assert [str(w.message) for w in caught] == []
+    assert legacy.device.type == "cpu" and legacy.dtype == torch.float32
+
+
 # ---- an optimizer built before the move --------------------------------------------------------------------
 
 

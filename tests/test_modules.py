@@ -13,6 +13,23 @@ from torch import nn
 # ---- moving a module ---------------------------------------------------------------------------------------
 
 
+def test_the_move_first_rule_is_in_the_docstrings_of_the_device_methods():
+    # the page cites Module.cuda() (and xpu, ipu, mtia) for "move the model, then build the optimizer"
+    for name in ("cuda", "xpu", "ipu", "mtia"):
+        doc = " ".join(getattr(nn.Module, name).__doc__.split())
+        assert "should be called before constructing" in doc and "optimizer" in doc, name
+
+
+def test_module_to_replaces_buffers_and_keeps_parameters_only_where_it_can():
+    # the page: the module itself changes; a parameter keeps its object when the conversion allows, a buffer never
+    bn = nn.BatchNorm1d(3)
+    weight, running_mean = bn.weight, bn.running_mean
+    bn.to(torch.float64)
+    assert bn.weight is weight and bn.running_mean is not running_mean
+    bn.to("meta")  # no shallow copy between cpu and meta: a new Parameter
+    assert bn.weight is not weight and bn.weight.device.type == "meta"
+
+
 def test_module_to_is_in_place_and_returns_self():
     net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
     weight = net[0].weight

@@ -218,19 +218,27 @@ def test_env_magic_after_cuda_started_moves_no_tensor():
 def test_pci_bus_id_order_is_the_order_nvidia_smi_uses():
     # guide 002 names the GPUs of CUDA_VISIBLE_DEVICES=0,2,3 as nvidia-smi would. CUDA counts fastest first
     # by default; CUDA_DEVICE_ORDER=PCI_BUS_ID makes cuda:i the i-th GPU of nvidia-smi's list. (Which GPU
-    # the default puts first is a heuristic of the driver, so only the PCI_BUS_ID order is asserted.)
+    # the default puts first is a heuristic of the driver, so only the PCI_BUS_ID order is asserted.) The
+    # GPUs are told apart by UUID, as the page advises: GPUs on one bus share a pci_bus_id.
     smi = subprocess.run(
-        ["nvidia-smi", "--query-gpu=pci.bus_id", "--format=csv,noheader"], capture_output=True, text=True, check=True
-    ).stdout.split()
-    smi_buses = [int(bus_id.split(":")[1], 16) for bus_id in smi]  # "00000000:26:00.0" -> 0x26
-    assert smi_buses == sorted(smi_buses)  # nvidia-smi lists by PCI bus
+        ["nvidia-smi", "--query-gpu=pci.bus_id,uuid", "--format=csv,noheader"],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()
+    addresses, smi_uuids = zip(*(line.split(", ") for line in smi), strict=True)
+    assert list(addresses) == sorted(addresses)  # nvidia-smi lists by PCI address ("00000000:26:00.0")
     probe = (
-        "import torch; print(*[torch.cuda.get_device_properties(i).pci_bus_id "
+        "import torch; print(*[torch.cuda.get_device_properties(i).uuid "
         "for i in range(torch.cuda.device_count())])"
     )
     listed = run_python(probe, CUDA_DEVICE_ORDER="PCI_BUS_ID", CUDA_VISIBLE_DEVICES=None)
-    in_bus_order = [int(b) for b in listed.split()]
-    assert in_bus_order == smi_buses
+    assert ["GPU-" + uuid for uuid in listed.split()] == list(smi_uuids)
+
+
+def test_device_properties_carry_the_uuid_and_the_whole_pci_address():
+    # the page names .uuid, and pci_domain_id / pci_device_id beside pci_bus_id
+    names = dir(torch._C._CudaDeviceProperties)
+    for name in ("uuid", "pci_bus_id", "pci_device_id", "pci_domain_id"):
+        assert name in names, name
 
 
 @pytest.mark.multi_gpu

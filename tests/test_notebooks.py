@@ -1,101 +1,366 @@
-"""The notebook of every page with code: offered for download, in its language, and holding the page's code.
-
-The notebooks are not run here: every code cell is a page block, which the page tests already run once per
-language; these tests check that the cells are exactly those blocks, in order, with the page's prose between.
+"""The notebook of every page with code (docs/hooks/notebooks.py): committed and current, holding the page's code,
+prose and shown outputs in its language, offered on the page, rendered as a page of its language by mkdocs-jupyter
+(docs/hooks/notebook_pages.py), and run from top to bottom on this machine with nbclient.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from html import escape
+from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from mkdocs.utils.meta import get_data
+from nbclient import NotebookClient
 
-from codeblocks_plugin import page_blocks
-from notebooks import page_notebook
-from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, RUN_SYNTAXES, load_text, pages
+import notebooks
+from codeblocks_plugin import cuda_device_count, page_blocks, skip_reason
+from mnist_data import ensure_local_mnist
+from notebooks import (
+    COLAB_GPU,
+    DEVICE_TAG,
+    SCRIPTS_TAG,
+    colab_url,
+    notebook_path,
+    page_notebook,
+    pages_with_code,
+    stale_notebooks,
+)
+from site_build import mkdocs_build
+from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, RUN_SYNTAXES, load_text, settings
 
 WORDS = load_text("notebooks")
+PAGES = pages_with_code()
+IDS = [f"{p.parent.name}/{p.stem}" for p in PAGES]
+TAG_MARKS = {mark.notebook_tag: name for name, mark in BLOCK_MARKS.items()}
+SKIP_TAG = "skip-execution"  # nbclient's tag for a cell it does not run
 
 
-def _pages_with_code():
-    for lang in LANGUAGES:
-        for page in pages(lang):
-            if any(b.raw.syntax in RUN_SYNTAXES for b in page_blocks(page.path)):
-                yield pytest.param(lang, page.stem, id=f"{lang}/{page.stem}")
+def _served(site: Path, lang: str, path: str) -> Path:
+    return site / ("" if lang == LANGUAGES[0] else lang) / path
 
 
-PAGES_WITH_CODE = list(_pages_with_code())
+def _notebook_page(site: Path, page: Path) -> Path:
+    """Where the built site serves a page's notebook as a page."""
+    name = "" if page.stem == "index" else f"{page.stem}/"
+    return _served(site, page.parent.name, f"notebooks/{name}index.html")
 
 
-def _notebook_path(site, lang, stem):
-    return site / ("" if lang == LANGUAGES[0] else lang) / "notebooks" / f"{stem}.ipynb"
+def _stdout(cell) -> str:
+    return "".join(o.text for o in cell.get("outputs", []) if o.output_type == "stream" and o.name == "stdout")
 
 
-def test_a_page_makes_the_same_notebook_on_every_build():
-    made = [nbformat.writes(page_notebook(DOCS / "zh" / "mnist.md", "zh", WORDS["zh"]["intro"])) for _ in range(2)]
+# ---------------------------------------------------------------------- the committed notebooks and their pages
+
+
+def test_every_committed_notebook_matches_its_page():
+    stale = stale_notebooks()
+    if stale:
+        pytest.fail("\n".join(stale), pytrace=False)
+
+
+def test_a_changed_page_is_named_in_one_line(tmp_path):
+    page = tmp_path / "zh" / "tensors.md"  # a copy of the page, its notebook beside it as make notebooks writes it
+    notebook_path(page).parent.mkdir(parents=True)
+    page.write_text((DOCS / "zh" / "tensors.md").read_text(encoding="utf-8"), encoding="utf-8")
+    assert stale_notebooks([page]) == [f"{page}: no notebook {notebook_path(page)}; run `make notebooks`"]
+    notebook_path(page).write_text(notebooks.notebook_text(page), encoding="utf-8")
+    assert stale_notebooks([page]) == []
+    page.write_text(page.read_text(encoding="utf-8").replace("\n## ", "\n## 改过的", 1), encoding="utf-8")
+    assert stale_notebooks([page]) == [f"{page}: its notebook {notebook_path(page)} is stale; run `make notebooks`"]
+
+
+def test_no_notebook_without_a_page_with_code():
+    committed = sorted(DOCS.glob("*/notebooks/*.ipynb"))
+    assert committed == sorted(notebook_path(p) for p in PAGES)
+    assert {p.parent.name for p in PAGES} == set(LANGUAGES)
+
+
+def test_a_page_makes_the_same_notebook_every_time():
+    made = [nbformat.writes(page_notebook(DOCS / "zh" / "mnist.md", "zh", WORDS["zh"])) for _ in range(2)]
     assert made[0] == made[1]
 
 
 def test_every_language_has_the_notebook_words():
-    assert all(set(WORDS[lang]) == {"download", "intro"} for lang in LANGUAGES)
+    keys = {"view", "download", "colab", "intro", "gpu_found", "no_gpu", "no_multi_gpu", "scripts", "placeholder",
+            "page_title"}
+    assert all(set(WORDS[lang]) == keys for lang in LANGUAGES)
 
 
-@pytest.mark.parametrize(("lang", "stem"), PAGES_WITH_CODE)
-def test_page_offers_its_notebook(built_site, lang, stem):
-    page_dir = built_site / ("" if lang == LANGUAGES[0] else lang) / ("" if stem == "index" else stem)
-    html = (page_dir / "index.html").read_text(encoding="utf-8")
-    words = re.escape(escape(WORDS[lang]["download"]))
-    m = re.search(rf'<a class="md-button notebook-download" href="([^"]+)" download>{words}</a>', html)
-    assert m, "no notebook download link in the page's language"
-    target = (page_dir / m.group(1)).resolve()
-    assert target == _notebook_path(built_site, lang, stem).resolve()
-    assert target.is_file()
+def test_the_page_hides_the_cells_that_write_the_scripts():
+    jupyter = next(p["mkdocs-jupyter"] for p in settings()["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p)
+    assert jupyter["remove_tag_config"]["remove_cell_tags"] == [SCRIPTS_TAG]
+    assert jupyter["include_source"] is True and jupyter["cache"] is False
 
 
-def test_the_nav_entry_leads_to_the_mnist_notebook_in_each_language(built_site):
-    for lang in LANGUAGES:
-        page_dir = built_site / ("" if lang == LANGUAGES[0] else lang) / "devices"
-        html = (page_dir / "index.html").read_text(encoding="utf-8")
-        hrefs = re.findall(r'<a href="([^"]+\.ipynb)" class="md-nav__link">', html)
-        assert [(page_dir / h).resolve() for h in hrefs] == [_notebook_path(built_site, lang, "mnist").resolve()]
-
-
-def _sections(texts: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Each `## ` heading in (code cells or runnable fences above it, text) pairs, with that number."""
-    return [(above, line) for above, text in texts for line in text.splitlines() if line.startswith("## ")]
-
-
-@pytest.mark.parametrize(("lang", "stem"), PAGES_WITH_CODE)
-def test_notebook_holds_the_pages_code_and_prose(built_site, lang, stem):
-    nb = nbformat.read(_notebook_path(built_site, lang, stem), as_version=4)
+@pytest.mark.parametrize("page", PAGES, ids=IDS)
+def test_notebook_holds_the_pages_code_prose_and_outputs(page):
+    lang = page.parent.name
+    nb = nbformat.read(notebook_path(page), as_version=4)
     nbformat.validate(nb)
     assert nb.metadata.kernelspec.name == "python3" and nb.metadata.kernelspec.language == "python"
-    page = DOCS / lang / f"{stem}.md"
-    heading = get_data(page.read_text(encoding="utf-8"))[0].splitlines()[0].lstrip("# ").strip()
-    assert nb.cells[0].source.startswith(f"# {heading}"), "notebook is not in the page's language"
-    assert nb.cells[1].source == WORDS[lang]["intro"].format(title=heading)
+    assert {k: nb.metadata[k] for k in COLAB_GPU} == COLAB_GPU, "the notebook does not ask Colab for a GPU"
+    heading = get_data(page.read_text(encoding="utf-8"))[0].splitlines()[0]
+    assert nb.cells[0].source == heading, "the notebook does not open with the page's heading"
+    assert nb.cells[1].source == WORDS[lang]["intro"].format(title=heading.removeprefix("# "))
+    first_code = next(c for c in nb.cells if c.cell_type == "code")
+    assert first_code is nb.cells[2] and first_code.metadata["tags"] == [DEVICE_TAG]
 
-    # the code cells are the page's code blocks as they run (includes expanded, comments in lang), in order
-    # (the titled parts of a file shown piece by piece, `python title="..."`, are code cells too)
+    # the code cells are the page's code fences as they run (includes expanded, comments in lang), in order, each
+    # with the output the page shows after it
     blocks = [b for b in page_blocks(page) if b.raw.syntax.split(" ", 1)[0] in RUN_SYNTAXES]
-    code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    assert [c.source.removeprefix("%%bash\n").rstrip("\n") for c in code_cells] == [
+    opening = {DEVICE_TAG, SCRIPTS_TAG}
+    cells = [c for c in nb.cells if c.cell_type == "code" and not opening & set(c.metadata.get("tags", []))]
+    assert [c.source.removeprefix("%%bash\n").rstrip("\n") for c in cells] == [
         b.expanded.code.rstrip("\n") for b in blocks
     ]
+    assert [_stdout(c) or None for c in cells] == [b.expanded.expected_output for b in blocks]
     marks = [{m.removeprefix("pytest.mark.") for m in b.marks} for b in blocks]
-    assert [c.metadata.get("tags", []) for c in code_cells] == [
+    assert [c.metadata.get("tags", []) for c in cells] == [
         sorted(BLOCK_MARKS[m].notebook_tag for m in ms if m in BLOCK_MARKS) for ms in marks
     ]
 
-    # the prose between them: every section heading sits between the same two blocks as on the page
+    # the prose between them: every section heading sits between the same two blocks as on the page, and reads as
+    # Jupyter shows it (no attribute list, no test marker)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert not re.search(r"\{\s*[#.:]|<!--", markdown), "page-only Markdown in the notebook"
+
+    def headings(lines_above: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        return [(above, re.sub(r"\s*\{.*\}$", "", line)) for above, text in lines_above
+                for line in text.splitlines() if line.startswith("## ")]
+
     lines = page.read_text(encoding="utf-8").splitlines()
     on_page = [(sum(b.raw.lineno < n for b in blocks), line) for n, line in enumerate(lines, 1)]
     in_notebook, above = [], 0
     for cell in nb.cells:
-        above += cell.cell_type == "code"
+        above += cell in cells
         in_notebook += [(above, cell.source)] if cell.cell_type == "markdown" else []
-    assert _sections(in_notebook) == _sections(on_page)
-    assert len(_sections(on_page)) >= 1
+    assert headings(in_notebook) == headings(on_page)
+    assert len(headings(on_page)) >= 1
+
+
+def test_the_notebook_writes_the_scripts_its_shell_cells_run():
+    nb = nbformat.read(notebook_path(DOCS / "en" / "mnist.md"), as_version=4)
+    written = [c for c in nb.cells if SCRIPTS_TAG in c.metadata.get("tags", []) and c.cell_type == "code"]
+    assert len(written) == 1
+    scope: dict = {}
+    exec(written[0].source.split("\nfor name, text in")[0], scope)  # the SCRIPTS literal only: nothing is written
+    train = "snippets/mnist/train.py"
+    assert scope["SCRIPTS"] == {train: (REPO / train).read_text(encoding="utf-8")}
+
+
+@pytest.mark.parametrize(("repo", "url"), [
+    ("https://github.com/example/site", "https://colab.research.google.com/github/example/site/blob/main/docs/x.ipynb"),
+    ("https://github.com/example/site.git", "https://colab.research.google.com/github/example/site/blob/main/docs/x.ipynb"),
+    ("https://gitlab.com/example/site", None),  # Colab opens notebooks from GitHub only
+    (None, None),  # a local build: no repository, no Colab link
+])
+def test_colab_opens_the_committed_notebook_of_a_github_repository(repo, url):
+    assert colab_url(repo, "docs/x.ipynb") == url
+
+
+# ---------------------------------------------------------------------------------------------- the built site
+
+
+@pytest.mark.parametrize("page", PAGES, ids=IDS)
+def test_page_links_its_notebook_page_and_download(built_site, page):
+    lang = page.parent.name
+    served = _served(built_site, lang, "" if page.stem == "index" else f"{page.stem}/") / "index.html"
+    html = served.read_text(encoding="utf-8")
+    links = re.search(r'<p class="notebook-links">(.*?)</p>', html)
+    assert links, "no notebook links on the page"
+    found = dict(re.findall(r'<a class="md-button (notebook-\w+)" href="([^"]+)"[^>]*>', links.group(1)))
+    texts = re.findall(r">([^<]+)</a>", links.group(1))
+    expected_texts = [escape(WORDS[lang][k]) for k in ("view", "download")]
+    repo_url = os.environ.get("REPO_URL")
+    if repo_url:  # the build knows its repository (the deploy's environment)
+        assert found.pop("notebook-colab") == colab_url(repo_url, notebook_path(page).relative_to(REPO).as_posix())
+        expected_texts.append(escape(WORDS[lang]["colab"]))
+    assert texts == expected_texts
+    assert set(found) == {"notebook-view", "notebook-download"}
+    view = served.parent / found["notebook-view"] / "index.html"
+    assert view.resolve() == _notebook_page(built_site, page).resolve()
+    download = served.parent / found["notebook-download"]
+    assert download.read_text(encoding="utf-8") == notebook_path(page).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=IDS)
+def test_notebook_page_is_rendered_in_its_language(built_site, page):
+    lang = page.parent.name
+    html = _notebook_page(built_site, page).read_text(encoding="utf-8")
+    assert f'<html lang="{lang}"' in html
+    assert html.count('class="jp-Cell ') >= 3 and "jp-MarkdownCell" in html and "jp-CodeCell" in html
+    assert '"cells":' not in html, "the notebook's JSON, not its rendering"
+    heading = get_data(page.read_text(encoding="utf-8"))[0].splitlines()[0].removeprefix("# ")
+    assert f"<title>{escape(WORDS[lang]['page_title'].format(title=heading), quote=False)} - " in html
+    nb = nbformat.read(notebook_path(page), as_version=4)
+    if shown := next((_stdout(c) for c in nb.cells if _stdout(c)), None):
+        assert escape(shown.splitlines()[0], quote=False) in html, "the first shown output is not on the page"
+    assert SCRIPTS_TAG not in html and "SCRIPTS = {" not in html, "the scripts' cell is on the page"
+    assert '<a class="md-button notebook-download" href="' + notebook_path(page).name + '" download>' in html
+    assert ".md#" not in html and '.md"' not in html, "a link to a page's source, not to the page"
+    # its sections keep the page's ids, and its table of contents leads to them by name
+    for anchor in re.findall(r"^##\s.*\{\s*#([\w-]+)\s*\}\s*$", page.read_text(encoding="utf-8"), re.M):
+        assert html.count(f'id="{anchor}"') == 1 and f'<a href="#{anchor}" class="md-nav__link">' in html, anchor
+    assert not re.search(r'class="md-nav__link">\s*<span class="md-ellipsis">\s*</span>', html), "a nameless entry"
+
+
+def test_the_nav_entry_leads_to_the_mnist_notebook_page_in_each_language(built_site):
+    i18n = next(p["i18n"] for p in settings()["plugins"] if isinstance(p, dict) and "i18n" in p)
+    for lang in LANGUAGES:
+        page_dir = _served(built_site, lang, "devices")
+        html = (page_dir / "index.html").read_text(encoding="utf-8")
+        links = [(h, re.sub(r"<[^>]+>", "", text).strip()) for h, text in
+                 re.findall(r'<a href="([^"]+)" class="md-nav__link">(.*?)</a>', html, re.S) if "notebooks/" in h]
+        assert [(page_dir / h / "index.html").resolve() for h, _ in links] == [
+            _notebook_page(built_site, DOCS / lang / "mnist.md").resolve()
+        ]
+        translations = next(lg.get("nav_translations") or {} for lg in i18n["languages"] if lg["locale"] == lang)
+        assert [text for _, text in links] == [translations.get("MNIST as a notebook", "MNIST as a notebook")]
+
+
+def test_notebook_pages_are_searched_in_their_language(built_site):
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    entries = {d["location"]: d for d in index["docs"]}
+    for page in PAGES:
+        lang = page.parent.name
+        url = _notebook_page(built_site, page).parent.relative_to(built_site).as_posix() + "/"
+        url = "" if url == "./" else url
+        assert url in entries, f"{url}: not in the search index"
+        assert entries[url]["lang"] == lang
+    # the code cells (here the device check's, as its source writes it) and the prompts stay out of the text
+    device_check = {lang: escape(repr(WORDS[lang]["gpu_found"]), quote=False) for lang in LANGUAGES}
+    code = [d["location"] for d in index["docs"] if "/notebooks/" in "/" + d["location"]
+            and (device_check[d["lang"]] in d["text"] or "In\xa0[" in d["text"])]
+    assert not code, f"notebook code in the search text: {code[:3]}"
+
+
+# ------------------------------------------------------------------- one notebook, both languages, a tiny site
+
+
+def build_one_notebook_site(folder: Path, repo_url: str) -> Path:
+    """A bilingual site of one page with code and its notebook, with the plugins and notebook hooks configured as
+    mkdocs.yml configures them, built into folder/site. It shows at once whether a new mkdocs-static-i18n or
+    mkdocs-jupyter still lets the notebook be a rendered page of each language (ultrabug/mkdocs-static-i18n#198)."""
+    plugins = [p for p in settings()["plugins"] if isinstance(p, dict) and {"mkdocs-jupyter", "i18n"} & set(p)]
+    config = {
+        "site_name": "One notebook", "docs_dir": "docs", "site_url": "http://127.0.0.1:8000/", "repo_url": repo_url,
+        "theme": {k: v for k, v in settings()["theme"].items() if k != "custom_dir"},  # the site's, less its overrides
+        "plugins": plugins, "markdown_extensions": ["toc"],
+        "hooks": [str(REPO / "docs/hooks" / hook) for hook in ("notebooks.py", "notebook_pages.py")],
+        "nav": [{"Home": "index.md"}, {"Demo": "demo.md"}, {"Demo notebook": "notebooks/demo.ipynb"}],
+    }
+    (folder / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    for lang, (home, title) in zip(LANGUAGES, [("Home", "Demo"), ("首页", "演示")], strict=True):
+        docs = folder / "docs" / lang
+        (docs / "notebooks").mkdir(parents=True)
+        (docs / "index.md").write_text(f"# {home}\n", encoding="utf-8")
+        (docs / "demo.md").write_text(f"# {title}\n\n```python\nprint(6 * 7)\n```\n\n"
+                                      "<!--pytest-codeblocks:expected-output-->\n```text\n42\n```\n", encoding="utf-8")
+        nbformat.write(page_notebook(docs / "demo.md", lang, WORDS[lang]), docs / "notebooks" / "demo.ipynb")
+    build = mkdocs_build(folder / "site", cwd=folder)
+    assert build.returncode == 0, build.stderr[-4000:]
+    return folder / "site"
+
+
+ONE_REPO = "https://github.com/example/one-notebook"
+
+
+@pytest.fixture(scope="session")
+def one_notebook_site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("one-notebook")
+    site = build_one_notebook_site(folder, ONE_REPO)
+    assert sorted(p.name for p in folder.iterdir()) == ["docs", "mkdocs.yml", "site"], "the build left a folder"
+    return site
+
+
+def test_each_languages_notebook_is_a_rendered_page_of_that_language(one_notebook_site):
+    for lang in LANGUAGES:
+        html = _served(one_notebook_site, lang, "notebooks/demo/index.html").read_text(encoding="utf-8")
+        assert html.lstrip().startswith("<!doctype html>") and f'<html lang="{lang}"' in html
+        output = re.search(r'<div class="jp-RenderedText jp-OutputArea-output"[^>]*>\s*<pre>(.*?)</pre>', html, re.S)
+        assert output and output.group(1).strip() == "42"
+        colab = colab_url(ONE_REPO, f"docs/{lang}/notebooks/demo.ipynb")
+        assert f'<a class="md-button notebook-colab" href="{colab}">' in html
+        other = LANGUAGES[1] if lang == LANGUAGES[0] else LANGUAGES[0]
+        switch = re.search(rf'<a href="([^"]+)" hreflang="{other}" class="md-select__link">', html)
+        target = _served(one_notebook_site, lang, "notebooks/demo") / switch.group(1) / "index.html"
+        assert target.resolve() == _served(one_notebook_site, other, "notebooks/demo/index.html").resolve()
+        assert (_served(one_notebook_site, lang, "notebooks/demo/demo.ipynb")).is_file()
+        page = _served(one_notebook_site, lang, "demo/index.html").read_text(encoding="utf-8")
+        assert f'<a class="md-button notebook-colab" href="{colab}">' in page
+
+
+# --------------------------------------------------------------------------------- every notebook, run with nbclient
+
+
+def _cell_skip_reason(cell, gpus: int) -> str | None:
+    return skip_reason([TAG_MARKS[t] for t in cell.metadata.get("tags", []) if t in TAG_MARKS], gpus)
+
+
+def execute(path: Path, gpus: int) -> tuple[nbformat.NotebookNode, dict[int, str]]:
+    """The notebook run from top to bottom in a folder of its own (MNIST from the local copy), as a reader runs a
+    download; the cells this machine lacks the GPUs for are not run. Returns it with its outputs, and the skipped
+    cells' reasons by index."""
+    nb = nbformat.read(path, as_version=4)
+    skipped = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and (reason := _cell_skip_reason(cell, gpus)):
+            cell.metadata["tags"] = [*cell.metadata["tags"], SKIP_TAG]
+            skipped[i] = reason
+    folder = Path(tempfile.mkdtemp(prefix="notebook-run-"))
+    try:
+        if (data := ensure_local_mnist()) is not None:
+            (folder / "data").symlink_to(data.resolve(), target_is_directory=True)
+        client = NotebookClient(nb, timeout=600, kernel_name="python3", skip_cells_with_tag=SKIP_TAG,
+                                resources={"metadata": {"path": str(folder)}})
+        # the kernel process's own stderr (its start-up notices; a crash) into a file, shown if the run fails
+        with open(folder / "kernel.log", "w+", encoding="utf-8") as log:
+            try:
+                client.execute(stderr=log)
+            except Exception as error:
+                log.seek(0)
+                kernel = log.read()[-3000:]
+                raise RuntimeError(f"{path.relative_to(REPO)}: {error}\nthe kernel's stderr:\n{kernel}") from None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return nb, skipped
+
+
+@pytest.fixture(scope="session")
+def notebook_runs(request):
+    """The runs of the notebooks this session tests, two at a time (a kernel each), in the tests' order."""
+    wanted = [item.callspec.params["page"] for item in request.session.items
+              if getattr(item, "originalname", "") == "test_notebook_runs_top_to_bottom"]
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notebook")
+    runs = {page: pool.submit(execute, notebook_path(page), cuda_device_count()) for page in wanted}
+    yield runs
+    pool.shutdown(cancel_futures=True)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=IDS)
+def test_notebook_runs_top_to_bottom(notebook_runs, page):
+    if page.stem == "mnist" and ensure_local_mnist() is None:
+        pytest.skip("no local MNIST copy (../shared/data/mnist): the notebook would download it")
+    lang = page.parent.name
+    nb, skipped = notebook_runs[page].result()
+    committed = nbformat.read(notebook_path(page), as_version=4)
+    gpus = cuda_device_count()
+    # skipped: exactly the cells whose tags ask for GPUs this machine lacks, each with the page's reason
+    assert skipped == {i: r for i, c in enumerate(committed.cells) if (r := _cell_skip_reason(c, gpus))}
+    device = _stdout(nb.cells[2])
+    if gpus == 0:
+        assert device.startswith(WORDS[lang]["no_gpu"] + "\n"), device
+    else:
+        assert device.startswith(WORDS[lang]["gpu_found"]), device
+    wrong = [f"cell {i}: shown\n{_stdout(shown)}but printed\n{_stdout(ran)}"
+             for i, (shown, ran) in enumerate(zip(committed.cells, nb.cells, strict=True))
+             if i not in skipped and _stdout(shown) and _stdout(shown) != _stdout(ran)]
+    assert not wrong, "\n".join(wrong)

@@ -5,16 +5,23 @@ run everywhere; the CUDA ones run on the GPU job.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 import runpy
+import subprocess
+import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
 
-from site_pages import SNIPPETS
+from site_pages import DOCS, LANGUAGES, REPO, SNIPPETS, load_data
 from snippet_runs import run_snippet
 
 
@@ -166,3 +173,245 @@ def test_without_a_gpu_synchronize_and_pinning_raise():
     with pytest.warns(UserWarning, match="pin_memory"):
         (batch,) = next(iter(loader))
     assert not batch.is_pinned()
+
+
+# ---- profiling a step, and the page's measured numbers ------------------------------------------------------
+# A timing is never asserted. What a page shows of a measurement comes from its record (docs/data/measurements/,
+# written by tools/record_measurement.py), of the snippet as it is now; a fresh run is checked for its form.
+
+MEASUREMENTS = DOCS / "data" / "measurements"
+MEASUREMENT_SCHEMA = DOCS / "data" / "measurement.schema.json"
+MEASUREMENT_RECORDS = sorted(MEASUREMENTS.glob("*.json"))
+# a table a page draws from a record: the marker line, the header, the alignment row, the data rows
+MEASURED_TABLE = re.compile(r"^<!-- measurement: (?P<snippet>\S+) -->\n(?P<table>(?:\|.*\|\n)+)", re.M)
+PROFILE_COLUMNS = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
+NAMED_RANGES = ["forward", "backward", "optimizer step"]
+
+
+def measurement(snippet: str) -> dict:
+    return load_data(MEASUREMENTS / f"{Path(snippet).stem}.json", MEASUREMENT_SCHEMA)
+
+
+def cells(row: str) -> list[str]:
+    return [c.strip().strip("`") for c in row.strip().strip("|").split("|")]
+
+
+def measured_tables(lang: str) -> dict[str, tuple[list[str], list[list[str]], str]]:
+    """snippet -> (header cells, data rows, the paragraph after the table) of each measured table on the page."""
+    text = (DOCS / lang / "performance.md").read_text(encoding="utf-8")
+    found = {}
+    for m in MEASURED_TABLE.finditer(text):
+        rows = m["table"].strip().splitlines()
+        after = text[m.end():].lstrip("\n").split("\n\n", 1)[0]
+        found[m["snippet"]] = (cells(rows[0]), [cells(r) for r in rows[2:]], after)
+    return found
+
+
+def profile_rows(output: str) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows of a key_averages() table: columns are at least two spaces apart."""
+    lines = [ln for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= {"-", " "}]
+    header = re.split(r" {2,}", lines[0].strip())
+    rows = [re.split(r" {2,}", ln.strip()) for ln in lines[1:] if not ln.startswith("Self CPU time total")]
+    return header, rows
+
+
+THREAD_ROW = re.compile(r"^ *(\d+) +(\d+\.\d+ ms) +(\d+\.\d+ ms)$")
+
+
+def thread_rows(output: str) -> list[list[str]]:
+    lines = output.strip().splitlines()
+    assert lines[0].split() == ["threads", "1024x1024", "matmul", "training", "step"], lines[0]
+    rows = [THREAD_ROW.match(ln) for ln in lines[1:]]
+    assert all(rows), output
+    return [list(r.groups()) for r in rows]
+
+
+def test_the_profile_table_parser_reads_columns_and_rows():
+    table = (
+        "-------  ----------\n"
+        "   Name    Self CPU\n"
+        "-------  ----------\n"
+        "optimizer step     1.0ms\n"
+        "Self CPU time total: 1.0ms\n"
+    )
+    assert profile_rows(table) == (["Name", "Self CPU"], [["optimizer step", "1.0ms"]])
+
+
+@pytest.mark.parametrize("path", MEASUREMENT_RECORDS, ids=lambda p: p.name)
+def test_a_measurement_record_is_of_the_snippet_as_it_is_now(path):
+    record = load_data(path, MEASUREMENT_SCHEMA)
+    snippet = REPO / record["snippet"]
+    assert path.stem == snippet.stem, "a record is named after its snippet"
+    assert record["snippet_sha256"] == hashlib.sha256(snippet.read_bytes()).hexdigest(), (
+        f"{record['snippet']} changed since it was measured: run tools/record_measurement.py again")
+    assert record["command"].startswith(f"python tools/record_measurement.py {record['snippet']}")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_page_shows_every_measurement_and_only_recorded_numbers(lang):
+    tables = measured_tables(lang)
+    assert sorted(tables) == sorted(load_data(p, MEASUREMENT_SCHEMA)["snippet"] for p in MEASUREMENT_RECORDS)
+    for snippet, (header, rows, after) in tables.items():
+        record = measurement(snippet)
+        if snippet.endswith("profile_step.py"):
+            recorded_header, recorded = profile_rows(record["output"])
+            assert recorded_header == PROFILE_COLUMNS
+            columns = [recorded_header.index(name) for name in header]  # an excerpt: some of the columns
+            assert len(rows) >= 4
+            assert rows == [[row[i] for i in columns] for row in recorded[: len(rows)]], f"{lang}: {snippet}"
+        else:
+            assert rows == thread_rows(record["output"]), f"{lang}: {snippet}"
+        # where and when: the sentence under the table
+        for fact in (record["date"][:10], record["device_name"], f"{record['physical_cores']}",
+                     record["torch_version"].split("+")[0], f"{record['load_average']}"):
+            assert fact in after, f"{lang}/performance.md: the line under the {snippet} table lacks {fact!r}"
+
+
+def test_a_fresh_profile_prints_a_table_of_the_recorded_form():
+    # the numbers change from run to run; the columns and the named ranges do not
+    run = run_snippet("snippets/performance/profile_step.py").result(timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    header, rows = profile_rows(run.stdout)
+    assert header == PROFILE_COLUMNS
+    names = [row[0] for row in rows]
+    assert "forward" in names and "backward" in names, names  # the largest totals; the eight rows may leave out
+    # the optimizer step, which the trace always holds
+    assert all(len(row) == len(header) and row[-1].isdigit() for row in rows)
+    assert re.search(r"^Self CPU time total: \d", run.stdout, re.M)
+    trace = json.loads((Path(tempfile.gettempdir()) / "step-trace.json").read_text())
+    assert {e.get("name") for e in trace["traceEvents"]} >= set(NAMED_RANGES)
+
+
+@pytest.mark.no_cuda
+def test_without_a_driver_the_profiler_says_so_on_stderr_and_profiles_the_cpu():
+    run = run_snippet("snippets/performance/profile_step.py").result(timeout=600)
+    assert run.returncode == 0 and "backward" in run.stdout
+    assert "gpuGetDeviceCount failed with code 35" in run.stderr  # cudaErrorInsufficientDriver
+
+
+THREAD_SPEEDUPS = {  # the page's words for the two ratios of the record's 2-thread row to its 1-thread row
+    "en": "matrix product {matmul} times as fast, and the training step {step} times as fast: no faster at all",
+    "zh": "矩阵乘法快到 {matmul} 倍，训练步却是 {step} 倍，一点也没有变快",
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_speed_ups_in_the_prose_are_the_records(lang):
+    rows = {int(r[0]): r for r in thread_rows(measurement("snippets/performance/thread_speed.py")["output"])}
+
+    def ms(cell: str) -> float:
+        return float(cell.removesuffix(" ms"))
+
+    matmul = ms(rows[1][1]) / ms(rows[2][1])
+    step = ms(rows[1][2]) / ms(rows[2][2])
+    phrase = THREAD_SPEEDUPS[lang].format(matmul=f"{matmul:.1f}", step=f"{step:.2f}")
+    text = " ".join((DOCS / lang / "performance.md").read_text(encoding="utf-8").split())
+    assert phrase in text, phrase
+    assert matmul > 1.5 and step < 1.05, "the words say the product gained and the step did not"
+
+
+MACHINE_LINE = {  # the sentence after threads_here.py, whose output depends on the machine: the recorded machine's
+    "en": "({device}, {cores} physical cores, {logical} logical CPUs), PyTorch starts {threads} intra-op and "
+          "{interop} inter-op threads",
+    "zh": "（{device}，{cores} 个物理核心，{logical} 个逻辑 CPU）上，PyTorch 启动 {threads} 个运算内线程和 "
+          "{interop} 个运算间线程",
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_machine_line_gives_the_records_thread_counts(lang):
+    record = measurement("snippets/performance/thread_speed.py")
+    text = " ".join((DOCS / lang / "performance.md").read_text(encoding="utf-8").split())
+    phrase = MACHINE_LINE[lang].format(device=record["device_name"], cores=record["physical_cores"],
+                                       logical=record["logical_cpus"], threads=record["torch_threads"],
+                                       interop=record["torch_interop_threads"])
+    assert phrase in text, phrase
+
+
+# ---- CPU threads -------------------------------------------------------------------------------------------
+
+
+def fresh_python(code: str, env: dict | None = None, **kwargs) -> list[str]:
+    """What a new interpreter (one that has not imported torch yet) prints, line by line."""
+    environ = {k: v for k, v in os.environ.items() if k not in {"OMP_NUM_THREADS", "MKL_NUM_THREADS"}}
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=environ | (env or {}), capture_output=True,
+                          text=True, timeout=300, **kwargs)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.split()
+
+
+def physical_cores_of_this_process() -> int:
+    allowed = {str(c) for c in os.sched_getaffinity(0)}
+    cores = set()
+    for block in Path("/proc/cpuinfo").read_text().strip().split("\n\n"):
+        fields = {k.strip(): v.strip() for k, v in (ln.split(":", 1) for ln in block.splitlines() if ":" in ln)}
+        if fields.get("processor") in allowed and "core id" in fields:
+            cores.add((fields.get("physical id", "0"), fields["core id"]))
+    return len(cores)
+
+
+@pytest.mark.skipif(not Path("/proc/cpuinfo").is_file(), reason="counts cores from /proc/cpuinfo (Linux)")
+def test_pytorch_starts_one_thread_per_physical_core_it_may_use():
+    threads, interop = map(int, fresh_python("import torch; print(torch.get_num_threads(), "
+                                             "torch.get_num_interop_threads())"))
+    assert threads == interop == physical_cores_of_this_process()
+    first = min(os.sched_getaffinity(0))
+    pinned = fresh_python("import torch; print(torch.get_num_threads(), torch.get_num_interop_threads())",
+                          preexec_fn=lambda: os.sched_setaffinity(0, {first}))
+    assert pinned == ["1", "1"]  # as under `taskset -c 0`
+
+
+def test_omp_num_threads_counts_only_when_set_before_torch_is_imported():
+    before = fresh_python("import os; os.environ['OMP_NUM_THREADS'] = '1'; import torch; "
+                          "print(torch.get_num_threads())")
+    after = fresh_python("import os, torch; n = torch.get_num_threads(); os.environ['OMP_NUM_THREADS'] = '1'; "
+                         "print(n, torch.get_num_threads())")
+    assert before == ["1"]
+    assert int(after[0]) > 1, "needs a machine with two or more cores to tell the two apart"
+    assert after[0] == after[1]  # set after the import, it changed nothing
+    both = fresh_python("import torch; print(torch.get_num_threads())",
+                        {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "1"})
+    assert both == ["1"]  # MKL_NUM_THREADS wins
+
+
+def test_the_inter_op_pool_is_sized_once_and_the_intra_op_pool_at_any_time():
+    out = fresh_python(
+        "import torch\n"
+        "a = torch.randn(256, 256); a @ a\n"  # intra-op work does not start the inter-op pool
+        "torch.set_num_interop_threads(1)\n"
+        "try:\n    torch.set_num_interop_threads(1)\nexcept RuntimeError:\n    print('refused')\n"
+        "torch.set_num_threads(1); torch.set_num_threads(3); print(torch.get_num_threads())\n")
+    assert out == ["refused", "3"]
+
+
+def test_a_dataloader_worker_computes_with_one_thread():
+    class Threads(torch.utils.data.Dataset):
+        def __len__(self):
+            return 1
+
+        def __getitem__(self, i):
+            return torch.get_num_threads()
+
+    loader = torch.utils.data.DataLoader(Threads(), num_workers=1)
+    assert [int(t) for t in loader] == [1]
+
+
+@pytest.mark.parametrize(("omp", "nproc", "expected", "warns"), [(None, 2, "1", True), ("3", 2, "3", False),
+                                                                  (None, 1, None, False)])
+def test_torchrun_sets_one_thread_per_process_only_when_it_starts_several(monkeypatch, caplog, omp, nproc,
+                                                                          expected, warns):
+    from torch.distributed import run
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    if omp:
+        monkeypatch.setenv("OMP_NUM_THREADS", omp)
+    with caplog.at_level("WARNING", logger="torch.distributed.run"):
+        run.config_from_args(run.parse_args(["--standalone", f"--nproc-per-node={nproc}", "x.py"]))
+    assert os.environ.get("OMP_NUM_THREADS") == expected
+    warnings_ = [r.getMessage() for r in caplog.records if "OMP_NUM_THREADS" in r.getMessage()]
+    assert bool(warnings_) == warns
+    if warns:  # the pages quote it
+        message = " ".join(warnings_[0].replace("*", " ").split())
+        for lang in LANGUAGES:
+            text = " ".join((DOCS / lang / "performance.md").read_text(encoding="utf-8").split())
+            assert f"`{message}`" in text, f"{lang}/performance.md does not quote torchrun's warning"

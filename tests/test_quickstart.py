@@ -74,3 +74,15 @@ def test_the_apis_the_table_names_exist_in_the_installed_torch():
         if not callable(obj):
             missing.append(name)
     assert not missing
+
+
+def test_a_dataloader_yields_batches_where_its_dataset_tensors_are():
+    # quick start and device-agnostic: CPU batches come from a dataset of CPU tensors, not from the DataLoader
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    for device in ("cpu", "meta"):  # meta stands in for a GPU
+        data = TensorDataset(torch.zeros(8, 3, device=device), torch.zeros(8, device=device))
+        inputs, labels = next(iter(DataLoader(data, batch_size=4)))
+        assert inputs.device.type == labels.device.type == device
+        assert inputs.shape == (4, 3)

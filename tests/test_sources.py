@@ -21,7 +21,7 @@ from mkdocs.exceptions import PluginError
 
 import sources
 from site_build import copy_of_repo, mkdocs_build
-from site_pages import DOCS, LANGUAGES, REPO
+from site_pages import DOCS, LANGUAGES, REPO, fences, page_code_digest, pages
 
 SEEDS = REPO.parent / "shared" / "seeds"
 DATA = DOCS / "data"
@@ -496,3 +496,60 @@ def test_glossary_links_the_same_headings_in_both_languages():
     targets = {lang: LINK.findall((DOCS / lang / "glossary.md").read_text(encoding="utf-8")) for lang in LANGUAGES}
     assert targets["en"], "the glossary links to no page"
     assert targets["en"] == targets["zh"]
+
+
+# ---- what ran where: the claims of verification on the sources page, Home and the pages ----------------------
+# The sources page, Home and the Verification page say that the project's only GPU run used torch 2.11.0 at an
+# older commit, and they (and the admonitions of the pages added since) name what has not run on a GPU. The
+# committed verification records are the source: these tests fail when a new record makes a sentence stale.
+
+RECORDS = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((DATA / "verification").glob("*.json"))]
+GPU_RECORDS = [r for r in RECORDS if r["device_type"] != "cpu"]
+NOT_RUN_ON_A_GPU = {"en": "not run on a GPU yet", "zh": "还没有在 GPU 上运行过"}
+
+
+def ran_on_a_gpu(page: str) -> bool:
+    """Whether any GPU record ran docs/<lang>/<page> (in any version)."""
+    return any(page in r["pages"] for r in GPU_RECORDS)
+
+
+def has_code(lang: str, name: str) -> bool:
+    return any(f.runs for f in fences((DOCS / lang / name).read_text(encoding="utf-8")))
+
+
+def says_not_run(page) -> bool:
+    """Whether one of the page's admonitions (indented four spaces) says its GPU block has not run on a GPU."""
+    return any(NOT_RUN_ON_A_GPU[page.lang] in line for line in page.text().splitlines() if line.startswith("    "))
+
+
+def test_the_only_gpu_run_is_the_one_the_pages_describe():
+    assert [(r["date"][:10], r["device_name"], r["torch_version"], r["cuda_device_count"]) for r in GPU_RECORDS] == [
+        ("2026-11-22", "NVIDIA H100 80GB HBM3", "2.11.0+cu130", 1)]
+    assert {r["torch_version"] for r in RECORDS if r["device_type"] == "cpu"} == {"2.14.1+cu130"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_sources_page_names_the_pages_that_ran_on_a_gpu(lang):
+    # "... whose pages with code were <these>; the code of every other page has not run on any GPU"
+    text = (DOCS / lang / "sources.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in text.split("\n\n") if "2.11.0" in p)
+    assert "H100" in paragraph and "2026-11-22" in paragraph and "2.14.1" in paragraph
+    listed = set(re.findall(r"\]\(([a-z-]+\.md)\)", paragraph)) - {"verification.md"}
+    ran = {p.name for p in pages(lang) if ran_on_a_gpu(f"docs/{lang}/{p.name}")}
+    assert listed == ran
+    assert all(has_code(lang, name) for name in ran)
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if says_not_run(p)], ids=lambda p: f"{p.lang}/{p.name}")
+def test_a_page_that_says_its_gpu_block_has_not_run_has_no_gpu_record_of_it(page):
+    assert not any(r.get("page_digests", {}).get(f"docs/{page.lang}/{page.name}") == page_code_digest(page.path)
+                   for r in GPU_RECORDS)
+    if not ran_on_a_gpu(f"docs/{page.lang}/{page.name}"):
+        return
+    # a page that did run once (an older version of it): only its blocks added since may say so
+    assert page.name in {"performance.md", "multi-gpu.md"}, page.name
+
+
+def test_no_block_that_needs_two_gpus_has_run():
+    # the sources page, Home and the Verification page say so
+    assert max((r["cuda_device_count"] for r in RECORDS), default=0) < 2

@@ -115,6 +115,10 @@ def test_cpu_scalar_tensor_mixes_with_other_devices():
     assert result.device.type == "meta"
     with pytest.raises(RuntimeError):
         torch.ones(2, device="meta") + torch.ones(1)  # one element, but 1-D: not a scalar
+    # not the only exception: CPU indices, and copy_ from another device
+    x = torch.zeros(4, device="meta")
+    assert x[torch.tensor([0, 2])].device.type == "meta"
+    assert x.copy_(torch.arange(4.0)).device.type == "meta"
 
 
 @pytest.mark.cuda

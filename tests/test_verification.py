@@ -26,6 +26,7 @@ from site_pages import (
     LANGUAGES,
     REPO,
     fences,
+    flow,
     load_records,
     load_text,
     page_code_digest,
@@ -254,6 +255,23 @@ def test_every_language_has_every_word_and_every_skip_reason():
     assert all(reason == words for reason, words in WORDS[LANGUAGES[0]]["skip_reasons"].items())
 
 
+def _skip_reasons(counts) -> set[str]:
+    """Every skip reason anywhere in a record's counts (totals, pages, snippets)."""
+    if isinstance(counts, dict):
+        return set(counts.get("skip_reasons", {})) | {r for v in counts.values() for r in _skip_reasons(v)}
+    return set()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_skip_reason_of_a_committed_record_has_words_in_every_language(lang):
+    # a reason a test file states (pytest.skip) reaches the Verification page's totals as it is: without words of
+    # its own it would be the English sentence on the Chinese page
+    missing = sorted({r for path in RECORDS for r in _skip_reasons(_load(path))} - set(WORDS[lang]["skip_reasons"]))
+    assert not missing, f"docs/data/text/{lang}/verification.yml, skip_reasons: no words for {missing}"
+    nested = {"totals": {"skip_reasons": {"x": 1}}, "pages": {"p": {"skip_reasons": {"y": 2}}}}
+    assert _skip_reasons(nested) == {"x", "y"}
+
+
 def test_gpu_marks_skip_where_the_gpus_are_missing_and_the_stamp_counts_them():
     cuda, multi_gpu = BLOCK_MARKS["cuda"].skip_reason, BLOCK_MARKS["multi_gpu"].skip_reason
     assert [skip_reason(["cuda"], n) for n in (0, 1, 2)] == [cuda, None, None]
@@ -410,7 +428,7 @@ def test_the_h100_row_names_torch_2_11_and_the_verification_page_explains_its_fa
     assert runs.count("the GPU machine lacked part of the site's build stack") == 3
     zh = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", (built_site / "zh" / "verification" / "index.html")
                                                      .read_text(encoding="utf-8"))))
-    assert "244 个通过，3 个失败，2 个出错，39 个跳过" in zh and "真正的发现" in zh
+    assert "通过 244 个，失败 3 个，出错 2 个，跳过 39 个" in zh and "真正的发现" in zh
 
 
 def test_the_badge_is_one_line_of_this_pages_figures(built_site):
@@ -453,6 +471,19 @@ def test_a_failure_without_a_note_stops_the_build_naming_it(tmp_path):
 def test_every_failure_of_every_record_has_one_note_and_every_note_a_failure():
     failures = sorted((p.name, f["test"]) for p in RECORDS for f in _load(p)["failures"])
     assert sorted((n["record"], n["test"]) for n in NOTES) == failures
+
+
+def test_a_note_folded_over_lines_reads_as_one_chinese_paragraph():
+    # a folded YAML line break is a space: in Chinese none is left at punctuation or between two characters, a
+    # space beside a Latin word stays
+    folded = "它返回 0，\n张量却照样\n放到了 GPU 上。\n多 GPU 页面"
+    assert flow(folded, "zh") == "它返回 0，张量却照样放到了 GPU 上。多 GPU 页面"
+    assert flow("it returned 0,\ntensors  still\nwent", "en") == "it returned 0, tensors still went"
+    records = [_load(p) | {"_file": p.name} for p in RECORDS]
+    page = verification.runs(records, WORDS["zh"] | {"lang": "zh"}, NOTES)
+    assert "它返回 0，张量却照样放到了 GPU 上" in page
+    gaps = re.findall(r"[\u3400-\u9fff，。：；、）][ \t]+[\u3400-\u9fff，。：；、（]", page)
+    assert not gaps, gaps
 
 
 # ---- unattended GPU runs record themselves ------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """Chinese pages show, copy and run their code with Chinese comments; snippets/ keeps the English ones.
 
 The words are in docs/data/comments/zh/<snippet folder>.yml (English comment -> Chinese), put in by
-site_pages.expand_includes for the build, the notebooks and the page tests alike.
+site_pages.expand_includes for the build, the notebooks and the page tests alike. The same files give the
+docstrings of the helpers a reader copies (HELPERS) in Chinese, a line of the docstring at a time.
 """
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 import shutil
@@ -17,7 +19,18 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 from codeblocks_plugin import page_blocks
-from site_pages import COMMENTS, COMMENTS_SCHEMA, DOCS, REPO, SNIPPETS, code_comments, expand_includes, load_data, pages
+from site_pages import (
+    COMMENTS,
+    COMMENTS_SCHEMA,
+    DOCS,
+    REPO,
+    SNIPPETS,
+    code_comments,
+    docstring_lines,
+    expand_includes,
+    load_data,
+    pages,
+)
 
 LANG = "zh"
 SECTION = re.compile(r"--8<-- \[(start|end):([\w-]+)\]")
@@ -92,14 +105,50 @@ def test_no_translation_is_stale(data):
     folder = SNIPPETS / data.stem
     assert folder.is_dir(), f"{data.relative_to(REPO)}: there is no snippet folder snippets/{data.stem}"
     comments = {key for f in folder.glob("*.py") for _, _, key in code_comments(f.read_text(encoding="utf-8"))}
+    comments |= {key for f in folder.glob("*.py") for _, key in docstring_lines(f.read_text(encoding="utf-8"))}
     stale = sorted(set(load_data(data, REPO / COMMENTS_SCHEMA)) - comments)
     assert not stale, f"{data.relative_to(REPO)}: no comment in snippets/{data.stem} reads:\n" + "\n".join(stale)
 
 
-def test_only_comments_change_never_code_or_strings(tmp_path):
-    source = '"""# a docstring"""\nx = "# a string"  # a comment\n# --8<-- [start:s]\n#\ny = 1  # noqa: E501\n'
-    out = expand_includes_of(source, {"a docstring": "文档", "a string": "字符串", "a comment": "注释"}, tmp_path)
-    assert out == '"""# a docstring"""\nx = "# a string"  # 注释\n#\ny = 1  # noqa: E501\n'
+def test_only_comments_and_docstrings_change_never_code_or_strings(tmp_path):
+    source = (
+        '"""# a docstring"""\nx = "# a string"  # a comment\n# --8<-- [start:s]\n#\ny = 1  # noqa: E501\n'
+        'def f():\n    """Helps.\n\n    a string\n    """\n    return "Helps."\n'
+    )
+    zh = {"a docstring": "文档", "a string": "字符串", "a comment": "注释", "Helps.": "帮忙。"}
+    out = expand_includes_of(source, zh, tmp_path)
+    assert out == (
+        '"""# a docstring"""\nx = "# a string"  # 注释\n#\ny = 1  # noqa: E501\n'
+        'def f():\n    """帮忙。\n\n    字符串\n    """\n    return "Helps."\n'
+    )
+
+
+# the helpers a reader copies into their own code, whose docstrings a Chinese page shows in Chinese (seed 003, the
+# Chinese guide these come from, wrote try_gpu's and try_all_gpus's in Chinese): snippet -> its functions
+HELPERS = {
+    "snippets/device_agnostic/try_gpu.py": ["try_gpu", "try_all_gpus"],
+    "snippets/device_agnostic/choose_device.py": ["choose_device"],
+    "snippets/device_agnostic/cli.py": ["resolve_device"],
+    "snippets/performance/timing.py": ["synchronize", "time_it"],
+}
+
+
+def _docstrings(code: str) -> dict[str, str]:
+    return {node.name: ast.get_docstring(node) for node in ast.walk(ast.parse(code))
+            if isinstance(node, ast.FunctionDef)}
+
+
+@pytest.mark.parametrize("snippet", HELPERS)
+def test_a_chinese_page_shows_the_helpers_docstrings_in_chinese(snippet):
+    shown = [block.expanded.code for page in pages(LANG) for block in page_blocks(page.path)
+             if snippet in {include.split(":")[0] for include in block.includes}]
+    assert shown, f"no Chinese page shows {snippet}"
+    english = _docstrings((REPO / snippet).read_text(encoding="utf-8"))
+    for code in shown:
+        chinese = _docstrings(code)
+        for name in HELPERS[snippet]:
+            assert CJK.search(chinese[name]) and not untranslated(chinese[name]), (snippet, name, chinese[name])
+            assert not CJK.search(english[name])  # snippets/ keeps English
 
 
 def expand_includes_of(source: str, zh: dict[str, str], repo: Path) -> str:
@@ -149,7 +198,7 @@ def test_the_built_page_shows_and_copies_its_languages_comment(built_site, lang,
 
 @pytest.mark.parametrize(("lang", "comment"), [("zh", SHOWN_ZH), ("en", SHOWN_EN)])
 def test_the_notebook_carries_its_languages_comment(built_site, lang, comment):
-    folder = built_site / ("zh" if lang == "zh" else "") / "notebooks"
+    folder = built_site / ("zh" if lang == "zh" else "") / "notebooks" / "tensors"  # the download beside its page
     nb = nbformat.read(folder / "tensors.ipynb", as_version=4)
     expected = expand_includes(f'--8<-- "{SHOWN_SNIPPET}"\n', lang=lang).rstrip("\n")
     assert expected in [c.source.rstrip("\n") for c in nb.cells if c.cell_type == "code"]

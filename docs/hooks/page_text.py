@@ -1,5 +1,7 @@
 """A page's Markdown as the reader sees it: each include fence titled with its snippet file, code comments in
-the page's language (docs/data/comments/<lang>/<snippet folder>.yml) and, in Chinese, no hard line breaks.
+the page's language (docs/data/comments/<lang>/<snippet folder>.yml) and, in Chinese, no hard line breaks; the
+tooltip of its headings' permalinks, and the labels mkdocs-jupyter writes on a notebook page, in its language
+(docs/data/text/<lang>/page_text.yml).
 
 The page sources stay bare `python` fences holding only an include, which is what pytest-codeblocks runs; the
 includes are expanded with site_pages.expand_includes, the function the notebooks and the page tests use, so
@@ -8,12 +10,13 @@ what a page shows, copies and runs is the same code.
 
 from __future__ import annotations
 
+import html
 import re
 
 from mkdocs.plugins import event_priority
 
 import site_pages as site
-from site_pages import COMMENTS, COMMENTS_SCHEMA, REPO, join_cjk_lines, language_of, load_data
+from site_pages import COMMENTS, COMMENTS_SCHEMA, REPO, join_cjk_lines, language_of, load_data, load_text
 
 INCLUDE_FENCE = re.compile(r'^([ \t]*)```python\n([ \t]*--8<--\s+"([^":]+)(?::[^"]*)?"\s*\n)', re.M)
 # Home's clone command, written with placeholders in each language; a build that knows its repository (the
@@ -27,9 +30,30 @@ def clone_command(repo_url: str) -> str:
     return f"git clone {url}.git\ncd {url.rsplit('/', 1)[-1]}"
 
 
+_words: dict[str, dict] = {}
+
+
+def set_permalink_title(mdx_configs: dict, lang: str) -> None:
+    """The toc extension's tooltip for the link beside each heading, in lang: MkDocs makes a Markdown instance for
+    each page from mdx_configs, so a page rendered after this call gets its own language's words."""
+    if lang in _words:
+        mdx_configs.setdefault("toc", {})["permalink_title"] = _words[lang]["permalink_title"]
+
+
+def relabel(page_html: str, labels: dict[str, str]) -> str:
+    """page_html with each label a template wrote in English (an attribute's value, or an element's whole text) in
+    the words labels gives it."""
+    for english, words in labels.items():
+        if english != words:
+            shown = html.escape(words)
+            page_html = page_html.replace(f'"{english}"', f'"{shown}"').replace(f">{english}<", f">{shown}<")
+    return page_html
+
+
 def on_pre_build(config) -> None:
     for path in sorted((REPO / COMMENTS).glob("*/*.yml")):  # a bad file stops the build before any page
         load_data(path, REPO / COMMENTS_SCHEMA)
+    _words.update(load_text("page_text"))
 
 
 @event_priority(-50)  # after the other hooks have added their Markdown
@@ -38,6 +62,12 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if config.get("repo_url"):
         markdown = CLONE.sub(clone_command(config["repo_url"]), markdown)
     lang = language_of(page.file.src_uri)
+    set_permalink_title(config["mdx_configs"], lang)
     if lang not in site.LANGUAGES or lang == site.LANGUAGES[0]:
         return markdown  # English: pymdownx.snippets includes the files as they are
     return site.expand_includes(join_cjk_lines(markdown), lang)
+
+
+def on_post_page(output: str, page, config) -> str:
+    lang = language_of(page.file.src_uri)
+    return relabel(output, _words[lang]["notebook_labels"]) if lang in _words else output

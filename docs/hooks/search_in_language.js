@@ -8,6 +8,9 @@
  *   - keeps only that language's documents (docs/hooks/search_index.py tags each with `lang`);
  *   - rewrites each query the way the index was built: Chinese is cut into the words that jieba cut the
  *     pages into at build time, question words are dropped and synonyms added (docs/data/search.yml);
+ *   - cleans a pasted error message into the words it shares with the pages (see clean() below);
+ *   - shows each result page with its best section, not the page alone (see bestSectionFirst() below),
+ *     and the first page with its second best too (showSecondSection());
  *   - takes the U+200B that separates jieba's words in the index out of the results the page shows.
  */
 
@@ -18,9 +21,30 @@ const language = params.get("lang")
 const HAN = /\p{sc=Han}+/gu
 const ONLY_HAN = /^\p{sc=Han}+$/u
 const ZERO_WIDTH_SPACE = /\u200b/g
-// query punctuation that is no part of a word: Chinese and full-width marks, ASCII ? ! , ; : = and brackets
-const PUNCTUATION = /[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65?!,;:=()[\]{}]/g
 const LONGEST_WORD = 8
+
+// What a pasted message holds besides words. Each of these would otherwise reach lunr as query syntax
+// (`word:` a field, "…" required words, * ~ ^ wildcards and operators, and a query lunr cannot parse
+// finds nothing at all), or as words that differ from one run to the next and match the wrong pages.
+// A Python traceback's frames: where the code ran, not what went wrong. A frame is its File "…", line …
+// line and the source line after it (the box has dropped the line breaks), up to the next frame or the
+// exception's own line (RuntimeError: …).
+const TRACEBACK = /\bTraceback \(most recent call last\):?|\bFile "[^"]*", line \d+.*?(?=\bFile "|\b\w+(?:Error|Exception|Warning|Interrupt|Exit):|$)/g
+// PyTorch's note on warnings raised in C++: "(Triggered internally at /path/file.cpp:434.)"
+const TRIGGERED = /\(Triggered internally at [^)]*\)/g
+// a URL, a file path (two slashes, or one leading /, ~/, ./, C:\), a source location (file.cpp:127)
+const LOCATION = /^(?:[a-z][\w+.-]*:\/\/|[~.]{0,2}\/|[a-z]:\\|[^\s/\\]*[/\\][^\s/\\]*[/\\])|\.\w+:\d+/i
+// a size with its unit: "2.00 GiB", "20.00 MiB", "1125899906842624 bytes"
+const SIZE = /\b\d[\d.,]*\s*(?:[KMGTPE]i?B|bytes?)\b/gi
+// a number (3, 2.00, the 1 of cuda:1), a shape (896x28), an address (0x7f3a…): none says what went wrong
+const NUMBER = /^(?:\d[\d.,]*|\d+(?:x\d+)+|0x[\da-f]+)$/i
+// punctuation: every character but letters, digits, _ . ' + -, then the ' that quote rather than join
+// (can't), the + and - that are no operator (non-PyTorch, c++), the -- of an option (--device)
+const PUNCTUATION = /[^\p{L}\p{N}\s_.'+-]|(?<![\p{L}\p{N}])'|'(?![\p{L}\p{N}])|(?<=\S)[+-]+|[+-]+(?!\p{L})|(?:^|\s)-(?=-)/gu
+// Material makes every term a prefix (term*): "process" finds "processor" as well as "process", and the
+// longer, rarer word weighs more. A word typed in full also goes in as itself, at twice the weight, so
+// that the page that says what the reader typed outranks one that only shares the word's beginning.
+const EXACT = "^2"
 
 let words = new Set() // the Chinese words of this language's index, as jieba cut them
 let separator = /\s+/ // the index's word separator, from its config
@@ -48,21 +72,30 @@ function setUp(index) {
 }
 
 function rewrite(query) {
-  const terms = []
+  const terms = new Map() // term -> how lunr gets it; each once, however often the message repeats it
   const add = word => {
-    if (!word || isStopWord(word.toLowerCase())) return
-    terms.push(term(word))
-    for (const synonym of synonyms[word.toLowerCase()] || [])
-      terms.push(...synonym.split(/\s+/).map(term))
+    // a letter alone (the s of "Error(s)", the x of x.to()) would find every word that starts with it
+    if (word.length < 2 && !ONLY_HAN.test(word)) return
+    if (NUMBER.test(word) || isStopWord(word.toLowerCase())) return
+    for (const each of [word, ...synonyms[word.toLowerCase()] || []].flatMap(w => w.split(/\s+/)))
+      for (const t of term(each)) terms.set(t.toLowerCase(), t)
   }
-  for (const part of query.replace(PUNCTUATION, " ").replace(HAN, run => ` ${run} `).split(/\s+/)) {
-    const word = part.replace(/^--+/, "") // an option as typed: --device
-    if (/^[+-]|"/.test(word)) terms.push(word) // lunr's syntax (+must -not "phrase"): Material reads it
-    else if (ONLY_HAN.test(word)) segment(word).forEach(add)
+  for (const part of clean(query).replace(HAN, run => ` ${run} `).split(/\s+/)) {
+    if (/^[+-]\p{L}/u.test(part)) terms.set(part.toLowerCase(), part) // lunr's +must -not: Material reads it
+    else if (isStopWord(part.toLowerCase())) continue // before it is cut: PyTorch as well as pytorch
+    else if (ONLY_HAN.test(part)) segment(part).forEach(add)
     // cut as the index was (device_count, tensor.to), so that each piece is weighed on its own
-    else word.split(separator).forEach(add)
+    else part.split(separator).forEach(add)
   }
-  return terms.length ? terms.join(" ") : query // only question words: search what was typed
+  return terms.size ? [...terms.values()].join(" ") : clean(query) // only question words: search those
+}
+
+// The words of a query, as a reader means them: a pasted message without its traceback lines, paths,
+// URLs, source locations and sizes, and punctuation that lunr would read as syntax made a space.
+function clean(query) {
+  return query.replace(TRACEBACK, " ").replace(TRIGGERED, " ").replace(SIZE, " ")
+    .split(/\s+/).filter(part => !LOCATION.test(part.replace(/^[("'`[]+/, ""))).join(" ")
+    .replace(PUNCTUATION, " ")
 }
 
 // The cheapest cut of a run of Chinese characters into the index's words; a character that starts no
@@ -89,14 +122,15 @@ function isStopWord(word) {
     || (typeof lunr.zh?.stopWordFilter === "function" && !lunr.zh.stopWordFilter(word))
 }
 
-// Material makes every term a prefix (term*) unless it carries a boost. A single Chinese character and a
-// number get the neutral boost ^1, so that they find that word (the 0 of cuda:0), not every word that
-// starts with them (every 0.98 of a timing table). An English plural loses its s and, as a prefix,
-// still finds the plural ("gpus" finds GPU and GPUs).
+// Material makes every term a prefix (term*) unless it carries a boost. A single Chinese character that
+// is a word of the index gets only the neutral boost ^1, so that it finds that word, not every word that
+// starts with it; one that is no word stays a prefix (机 of 多机 finds 机器). An English plural loses its
+// s and, as a prefix, still finds the plural ("gpus" finds GPU and GPUs). A word of two letters or more
+// also goes in as itself (EXACT).
 function term(word) {
-  if ((ONLY_HAN.test(word) && word.length === 1) || /^\d+$/.test(word)) return `${word}^1`
-  if (/^[a-z]{2,}[^s]s$/i.test(word)) return word.slice(0, -1)
-  return word
+  if (ONLY_HAN.test(word) && word.length === 1) return [words.has(word) ? `${word}^1` : word]
+  const prefix = /^[a-z]{2,}[^s]s$/i.test(word) ? word.slice(0, -1) : word
+  return word.length > 1 ? [prefix, `${word}${EXACT}`] : [prefix]
 }
 
 importScripts(params.get("worker"))
@@ -112,12 +146,59 @@ lunr.Builder.prototype.build = function () {
   return index
 }
 
-// Results as the page shows them: without the U+200B between jieba's words (highlighting is done by now).
+// Results as the page shows them: each page with its best section (bestSectionFirst), and without the
+// U+200B between jieba's words (highlighting is done by now).
 const post = self.postMessage.bind(self)
 self.postMessage = message => {
-  if (message.type === RESULT)
+  if (message.type === RESULT) {
+    message.data.items.forEach(bestSectionFirst)
+    if (message.data.items.length) showSecondSection(message.data.items[0])
     for (const item of message.data.items.flat())
       for (const key of ["title", "text"])
         if (typeof item[key] === "string") item[key] = item[key].replace(ZERO_WIDTH_SPACE, "")
+  }
   post(message)
+}
+
+// Material lists a page's sections under its link only where they score at least as high as the first
+// entry of that page's group (its renderSearchResultItem); the rest fold under "N more on this page".
+// The page's own entry (title, opening, keywords) also carries Material's bonus for pages, so a question
+// that one section answers showed the page with that section folded away. Putting the page's best
+// section first in its group shows that section under the page's link; the others still fold.
+// Material's score counts each query word as often as a section repeats it (lunr with its length
+// normalisation off), so a long section that says "GPU" twenty times outranked the short one whose
+// heading is the question; a section's score counts once more the share of the query's words that its
+// heading holds (Material marks them there), so that of two sections the one titled by the question leads.
+function bestSectionFirst(group) {
+  const sections = group.filter(item => item.location.includes("#"))
+  if (!sections.length) return
+  sections.forEach(item => (item.rank = item.score * (1 + headingShare(item))))
+  const best = sections.reduce((a, b) => (b.rank > a.rank ? b : a))
+  group.splice(group.indexOf(best), 1)
+  group.unshift(best)
+}
+
+// The share of the query's words that a result's heading holds: its words that Material marked.
+function headingShare(item) {
+  const asked = Object.keys(item.terms || {}).length
+  const marks = String(item.title).matchAll(/<mark>(.*?)<\/mark>/g)
+  const marked = new Set([...marks].map(m => m[1].toLowerCase()))
+  return asked ? Math.min(1, marked.size / asked) : 0
+}
+
+// The first page's best section is often one of two near-equals (the question's words spread over both),
+// and the one shown was often not the one that answers. The first page shows its second best section too,
+// under the best, where that one ranks at least SECOND_SECTION of the best: it takes the best's score,
+// which is what Material's renderSearchResultItem compares to unfold a section.
+// (Only the first page: further down, each page keeps to its link and its one best section.)
+const SECOND_SECTION = 0.3
+function showSecondSection(group) {
+  const [best, ...rest] = group
+  if (!best.location.includes("#")) return
+  const second = rest.filter(item => item.location.includes("#"))
+    .reduce((a, b) => (!a || b.rank > a.rank ? b : a), null)
+  if (!second || second.rank < SECOND_SECTION * best.rank) return
+  group.splice(group.indexOf(second), 1)
+  group.splice(1, 0, second) // before any other: Material unfolds sections up to the first below the best
+  second.score = Math.max(second.score, best.score)
 }

@@ -12,8 +12,9 @@ inside the index that reaches it:
   itself uses others) go into the `keywords` field of its first entry, which mkdocs.yml declares as a
   search field; Chinese keywords are cut by jieba, as Material cuts the text.
 
-Notebook pages are left out of the index: they repeat the page they are made from, and their headings
-reach it with the attribute-list ids (`{ #pipelines }`) still in the text.
+The index is also shaped for the reader's query (the worker wrapper does the rest): the snippets' source
+goes from `text` into a `code` field of its own, weighed lower (split_code), and the notebook pages,
+copies of the pages they are made from, count a tenth (NOTEBOOK_BOOST).
 """
 
 from __future__ import annotations
@@ -31,12 +32,20 @@ from site_pages import LANGUAGES, REPO, language_of_url, parse_yaml
 
 jieba.setLogLevel("WARNING")  # its "Building prefix dict" lines in every build say nothing
 
+# a snippet's source as a page shows it: the snippet's name (page_text's title) and its code block
+SNIPPET_SOURCE = re.compile(r"(snippets/[\w./-]+\.py[^<]*)<pre><code>(.*?)</code></pre>", re.S)
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # the Han script, as far as the pages use it
 SEARCH_RULES = REPO / "docs" / "data" / "search.yml"
 # kept out of docs/overrides/: mkdocs-static-i18n maps the theme's static files there onto docs/ and
 # fails to copy them; written next to Material's worker, whose "../lunr" it shares
 WORKER = Path(__file__).with_name("search_in_language.js")
 WORKER_DEST = Path("assets") / "javascripts" / "workers" / WORKER.name
+# The pages' notebooks are pages too (docs/<lang>/notebooks/) and repeat, word for word, the page each is
+# made from: searched as they are, they came up first as often as their page (the notebook's first entry
+# holds all its text). Their entries count a tenth (Material's per-entry `boost`): a notebook is found,
+# after the pages.
+NOTEBOOK_BOOST = 0.1
+NOTEBOOK_PAGES: set[str] = set()  # their URLs, as the build meets them
 
 
 def query_rules() -> dict:
@@ -52,8 +61,21 @@ def cut_chinese(text: str) -> str:
     return HAN.sub(lambda m: "\u200b" + "\u200b".join(jieba.cut(m.group())) + "\u200b", text).strip("\u200b")
 
 
+def split_code(entry: dict) -> dict:
+    """The entry with the snippets' source moved out of `text` into `code` (a field of its own, weighed
+    lower in mkdocs.yml): a whole training script shares words with most questions about training, and
+    outranked the section that explains the one thing asked. What the snippets print (an error message
+    as a reader pastes it) and the prose stay in `text`, and so does the teaser Material shows under
+    each result."""
+    code = []
+    text = SNIPPET_SOURCE.sub(lambda m: code.append(f"{m[1]}\n{m[2]}") or "", entry["text"])
+    return {**entry, "text": text, "code": "\n".join(code)} if code else entry
+
+
 @event_priority(-50)  # after Material's search plugin has added the page's entries
 def on_page_context(context, page, config, nav):
+    if page.file.src_uri.endswith(".ipynb"):  # a page's notebook, rendered as a page (notebook_pages.py)
+        NOTEBOOK_PAGES.add(page.url)
     keywords = page.meta.get("keywords")
     if not keywords:
         return context
@@ -76,7 +98,10 @@ def on_post_build(config):
     if not path.is_file():
         return
     index = json.loads(path.read_text(encoding="utf-8"))
+    index["docs"] = [split_code(doc) for doc in index["docs"]]
     for doc in index["docs"]:
         doc["lang"] = language_of_url(doc["location"])
+        if doc["location"].partition("#")[0] in NOTEBOOK_PAGES:
+            doc["boost"] = doc.get("boost", 1) * NOTEBOOK_BOOST
     index["config"]["query"] = query_rules()
     path.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")

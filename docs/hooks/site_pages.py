@@ -4,6 +4,7 @@ code comments in the page's language). Settings are read from mkdocs.yml with Mk
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import io
@@ -166,6 +167,21 @@ def join_cjk_lines(text: str) -> str:
     return "".join(part if i % 2 else SOFT_BREAK.sub("", part) for i, part in enumerate(parts))
 
 
+# the punctuation of Chinese text: no space on either side of it
+CJK_PUNCTUATION = r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u201c\u201d"
+# what a folded YAML line break (or any run of spaces) leaves in Chinese text that a reader sees as a stray gap:
+# a space at Chinese punctuation, or between two Chinese characters
+CJK_GAP = re.compile(rf"\s+(?=[{CJK_PUNCTUATION}])|(?<=[{CJK_PUNCTUATION}])\s+|(?<=[{CJK}])\s+(?=[{CJK}])")
+
+
+def flow(text: str, lang: str) -> str:
+    """A data file's text (folded YAML, perhaps over several lines) as one paragraph: each run of white space one
+    space, and in Chinese none at punctuation or between two Chinese characters (a space next to a Latin word
+    stays: “在 GPU 上”)."""
+    flowed = " ".join(str(text).split())
+    return CJK_GAP.sub("", flowed) if lang == "zh" else flowed
+
+
 # ---- code comments in the page's language ----------------------------------------------------------
 
 COMMENTS = Path("docs/data/comments")  # <lang>/<snippet folder>.yml: English comment -> its text in lang
@@ -187,12 +203,41 @@ def code_comments(code: str) -> list[tuple[int, int, str]]:
     return [(t.start[0], t.start[1], key) for t in comments if (key := comment_key(t.string))]
 
 
+OPENING_QUOTES = re.compile(r'^[rRuU]?("""|\'\'\'|"|\')')
+CLOSING_QUOTES = re.compile(r'("""|\'\'\'|"|\')$')
+
+
+def docstring_lines(code: str) -> list[tuple[int, str]]:
+    """(line, key) of each line of text in a docstring (a module's, class's or function's): the line without its
+    indentation and quotes. Code that does not parse on its own (a section of a file) has none."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                lines = [line.strip() for line in code.splitlines()[first.lineno - 1:first.end_lineno]]
+                lines[0] = OPENING_QUOTES.sub("", lines[0])
+                lines[-1] = CLOSING_QUOTES.sub("", lines[-1])
+                found += [(first.lineno + i, key) for i, line in enumerate(lines) if (key := line.strip())]
+    return sorted(found)
+
+
 def translate_comments(lines: list[str], words: dict[str, str]) -> list[str]:
-    """The lines with each comment that words knows replaced by its translation; code is untouched."""
+    """The lines with each comment, and each docstring line, that words knows replaced by its translation; code and
+    other strings are untouched (a docstring without an entry stays as it is)."""
     out = list(lines)
-    for row, col, key in code_comments("\n".join(lines) + "\n"):
+    code = "\n".join(lines) + "\n"
+    for row, col, key in code_comments(code):
         if key in words:
             out[row - 1] = out[row - 1][:col] + "# " + words[key]
+    for row, key in docstring_lines(code):
+        if key in words:
+            out[row - 1] = out[row - 1].replace(key, words[key], 1)
     return out
 
 

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.meta import get_data
 
-from site_pages import LANGUAGES, REPO, load_data, load_text, templates
+from site_pages import LANGUAGES, REPO, flow, load_data, load_text, templates
 
 SOURCES_PAGE = "sources.md"
 PLACEHOLDERS = {"<!-- guides -->": "guides", "<!-- coverage -->": "coverage", "<!-- errata -->": "errata"}
@@ -138,13 +138,7 @@ def _escape(text: str) -> str:
     return "`".join(p.replace("|", r"\|") if i % 2 else _MD_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts))
 
 
-_SPACE_AT_CJK_PUNCTUATION = re.compile(r"\s+(?=[，。：；、！？（）“”《》「」])|(?<=[，。：；、！？（）“”《》「」])\s+")
-
-
-def _flow(text: str, lang: str) -> str:
-    """YAML text as one paragraph; in Chinese without the spaces that folded line breaks leave at punctuation."""
-    flowed = " ".join(str(text).split())
-    return _SPACE_AT_CJK_PUNCTUATION.sub("", flowed) if lang == "zh" else flowed
+_flow = flow  # YAML text as one paragraph, in Chinese without the spaces that folded line breaks leave (site_pages)
 
 
 # ---- mkdocs events ---------------------------------------------------------------------------------

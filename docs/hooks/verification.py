@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from site_pages import BLOCK_MARKS, fences, language_of, load_data, load_text, page_code_digest, templates
+from site_pages import BLOCK_MARKS, fences, flow, language_of, load_data, load_text, page_code_digest, templates
 
 OUTCOMES = ("passed", "failed", "errors", "skipped")  # a record's counts (tests/verification_record.py)
 # skip reason -> CUDA GPUs a machine needs to run what it skipped: while no record comes from such a machine,
@@ -150,7 +150,8 @@ def runs(records: list[dict], t: dict, notes: list[dict]) -> str:
     """The Verification page's body in t's language (t["lang"]): every run with its machine, versions, date,
     commit, command, totals, and each failure with what it was."""
     facts = runs_facts(records, notes)
-    return templates().get_template("verification/runs.md").render(t=t, lang=t["lang"], **facts).strip("\n") + "\n"
+    return templates().get_template("verification/runs.md").render(t=t, lang=t["lang"], flow=flow,
+                                                                    **facts).strip("\n") + "\n"
 
 
 _records: list[dict] = []

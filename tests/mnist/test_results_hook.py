@@ -183,8 +183,8 @@ def test_render_summary_table_has_the_fastest_per_side_and_batch_size():
     assert "| 256 | — | 0.25 s · data kept on the device | — |" in en
     assert "| 1024 | 0.1 s · data kept on the device | 0.05 s · data kept on the device | **2.0× faster** |" in en
     zh = benchmarks.render(records, WORDS["zh"], "zh", "summary")
-    assert "| 64 | 0.34 秒 · 数据常驻设备 | 0.8 秒 · 数据常驻设备 | 慢 2.4 倍 |" in zh
-    assert "**快 2.0 倍**" in zh
+    assert "| 64 | 0.34 秒 · 数据常驻设备 | 0.8 秒 · 数据常驻设备 | 用时是 CPU 的 2.4 倍 |" in zh
+    assert "**速度是 CPU 的 2.0 倍**" in zh
 
 
 def test_what_we_found_follows_the_records():
@@ -200,7 +200,7 @@ def test_what_we_found_follows_the_records():
     # 60 000 images: 938 steps at batch 64, 59 at 1024; 0.8 s / 938 = 0.853 ms, 0.05 s / 59 = 0.847 ms
     assert "a training step cost 0.85–0.85 ms whether it held 64 images or 1024" in en
     zh = " ".join(_found(cpu + gpu, "zh").split())
-    assert "GPU 反而慢 2.4 倍" in zh and "批量 1024 时快 2.0 倍" in zh
+    assert "GPU 的用时反而是 CPU 的 2.4 倍" in zh and "批量 1024 时速度是 CPU 的 2.0 倍" in zh
     # the GPU faster everywhere, or slower everywhere: no crossover, another sentence
     faster = [_gpu(pipeline="resident", median_seconds_per_epoch=0.1),
               _gpu(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.05)]
@@ -292,7 +292,7 @@ def test_render_splits_the_loader_step_when_probed():
     assert "No `--probe-loader` record yet for **Some CPU" in text
     records[1]["median_seconds_per_epoch"] = 1.8193  # 1.940 ms per step: the GPU host now makes batches faster
     assert "| 64 | 1.940 ms (16 cores) | 3.878 ms (2 cores) | 2.0× faster |" in _page(records)
-    assert "| 64 | 1.940 毫秒（16 核） | 3.878 毫秒（2 核） | 快 2.0 倍 |" in _page(records, "zh")
+    assert "| 64 | 1.940 毫秒（16 核） | 3.878 毫秒（2 核） | 速度是 CPU 的 2.0 倍 |" in _page(records, "zh")
 
 
 # ---- the chart: a phone's width, plain seconds, the crossover, the page's language -------------------------
@@ -468,7 +468,8 @@ def test_built_page_shows_the_records_with_provenance(built_site, lang):
     for record in shown:
         for text in (f"{record['median_seconds_per_epoch']:.3f}", f"{record['ms_per_step']:.3f}",
                      f"{record['images_per_second']:,.0f}",
-                     f"{record['test_accuracy']:.2f} %", record["torch_version"], record["date"][:10],
+                     WORDS[lang]["accuracy_cell"].format(percent=record["test_accuracy"]), record["torch_version"],
+                     record["date"][:10],
                      record["device_name"]):
             assert text in html, text
         if record["commit"]:

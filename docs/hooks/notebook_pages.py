@@ -1,0 +1,136 @@
+"""The pages' notebooks (docs/<lang>/notebooks/*.ipynb, docs/hooks/notebooks.py) as pages of their language,
+rendered by mkdocs-jupyter, with the links to download the notebook and open it in Colab under the heading.
+
+Glue, because mkdocs-static-i18n and mkdocs-jupyter do not know about each other: mkdocs-jupyter marks the
+notebooks as pages in its on_files, then i18n's on_files (-100) remakes every file of the language being built as
+a plain MkDocs File, to which an .ipynb is no page, so it is copied raw. After i18n, each notebook of the
+language becomes a page again (NotebookPage: a File that is a documentation page, served as <notebook>/index.html);
+mkdocs-jupyter's on_pre_page then renders it, as it renders any page whose source its `include` matches.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.toc import get_toc
+
+from notebooks import NOTEBOOKS, colab_url, links_html
+from site_pages import LANGUAGES, language_of, load_text
+
+
+class NotebookPage(File):
+    """A notebook that is a page of the site (to MkDocs only Markdown files are)."""
+
+    def is_documentation_page(self) -> bool:
+        return True
+
+
+def notebook_page(config, lang: str, path: str) -> NotebookPage:
+    """The page of docs/<lang>/<path>, served where i18n serves its language's pages (the default one at the root)."""
+    where = "" if lang == LANGUAGES[0] else f"{lang}/"
+    parent, name = posixpath.split(path.removesuffix(".ipynb"))
+    if config.use_directory_urls:
+        dest = posixpath.join(where + parent, "" if name == "index" else name, "index.html")
+    else:
+        dest = posixpath.join(where + parent, f"{name}.html")
+    page = NotebookPage(f"{lang}/{path}", config.docs_dir, config.site_dir, config.use_directory_urls, dest_uri=dest)
+    # the attributes i18n gives the pages it sorts (its language switch reads them; ultrabug/mkdocs-static-i18n#198)
+    page.locale = page.locale_alternate_of = page.localization = lang
+    page.norm_src_uri = path
+    # the edit button opens the page the notebook is made from, not the generated notebook
+    page.edit_uri = f"{lang}/{name}.md" if parent == NOTEBOOKS else None
+    return page
+
+
+@event_priority(-110)  # after mkdocs-static-i18n (-100) remade this language's files
+def on_files(files: Files, config) -> Files:
+    docs = Path(config.docs_dir)
+    for file in [f for f in files if f.src_uri.endswith(".ipynb") and language_of(f.src_uri) in LANGUAGES]:
+        lang, path = file.src_uri.split("/", 1)
+        page = notebook_page(config, lang, path)
+        page.inclusion = file.inclusion
+        page.alternates = {other: notebook_page(config, other, path) for other in LANGUAGES
+                           if (docs / other / path).is_file()}
+        files.remove(file)
+        files.append(page)
+    return files
+
+
+# a link of the notebook's Markdown to another page (docs/hooks/notebooks.py: relative to the notebooks folder)
+PAGE_HREF = re.compile(r'href="\.\./([\w-]+\.md)(#[^"]*)?"')
+# nbconvert's page template loads MathJax (here with an empty address) and, for diagrams, mermaid from a CDN; these
+# notebooks have neither formulas nor diagrams, and the site loads nothing from outside
+CDN_SCRIPTS = re.compile(r'<!-- Load mathjax -->\s*<script src="[^"]*">\s*</script>.*?'
+                         r'<script type="text/x-mathjax-config">.*?</script>'
+                         r'|<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*?</script>', re.S)
+# not searched: a code cell's source (its <pre>, and the copy button's hidden copy), as the page it is made from has
+# the same code in a search field of its own, nor the prompts, cell tags and "Copied!" (Material's search skips an
+# element marked data-search-exclude, if no element of its kind is inside it)
+NOT_SEARCHED = re.compile(r'(<div class="highlight-ipynb hl-\w+"><pre)(?=>)'
+                          r'|(<(?:div|span) class="(?:clipboard-copy-txt|jp-(?:In|Out)putPrompt jp-(?:Input|Output)Area'
+                          r'-prompt|cell-tag|notice)")')
+# the page's id of a heading (docs/hooks/notebooks.py writes `{ #id }` as an anchor before it) and the heading as
+# rendered, with nbconvert's id made from its words (none from Chinese ones)
+ANCHORED_HEADING = re.compile(r'<p><a id="([\w-]+)"></a></p>\s*<h([1-6]) id="[^"]*">(.*?)<a class="anchor-link" '
+                              r'href="#[^"]*">', re.S)
+# a rendered heading: mkdocs-jupyter's table of contents drops the inline code of a heading (`nvidia-smi` became an
+# empty entry linking to no id), so the page's is made again from the headings as rendered
+HEADING = re.compile(r'<h([1-6]) id="([^"]+)">(.*?)(?:<a class="anchor-link"[^>]*>.*?</a>)?</h\1>', re.S)
+_words: dict[str, dict] = {}
+
+
+def table_of_contents(html: str):
+    """The headings of rendered HTML as MkDocs' table of contents, nested by level."""
+    tokens: list[dict] = []
+    open_levels: list[dict] = []
+    for level, anchor, inner in HEADING.findall(html):
+        token = {"level": int(level), "id": anchor, "name": re.sub(r"<[^>]+>", "", inner).strip(), "children": []}
+        while open_levels and open_levels[-1]["level"] >= token["level"]:
+            open_levels.pop()
+        (open_levels[-1]["children"] if open_levels else tokens).append(token)
+        open_levels.append(token)
+    return get_toc(tokens)
+
+
+def on_pre_build(config) -> None:
+    _words.update(load_text("notebooks"))
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """A notebook page that the nav does not title is "<the page's heading> (notebook)" in its language: told apart
+    from its page in the browser's tab and the search results."""
+    if isinstance(page.file, NotebookPage):
+        heading = json.loads(markdown)["cells"][0]["source"]
+        heading = "".join(heading) if isinstance(heading, list) else heading
+        page.meta["title"] = _words[language_of(page.file.src_uri)]["page_title"].format(
+            title=heading.removeprefix("# ").strip())
+    return markdown
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """Under a notebook page's heading: the download (mkdocs-jupyter's include_source puts the notebook next to
+    its page) and Colab; its links to other pages lead to those pages of the site; its code cells out of the search
+    (docs/hooks/search_index.py weighs the rest); its headings with the page's ids, its table of contents made
+    from them."""
+    if not isinstance(page.file, NotebookPage):
+        return html
+    lang = language_of(page.file.src_uri)
+
+    def site_link(m: re.Match) -> str:
+        target = files.src_uris.get(f"{lang}/{m.group(1)}")
+        return f'href="{target.url_relative_to(page.file)}{m.group(2) or ""}"' if target else m.group(0)
+
+    html = PAGE_HREF.sub(site_link, CDN_SCRIPTS.sub("", html))
+    html = NOT_SEARCHED.sub(lambda m: f"{m.group(1) or m.group(2)} data-search-exclude", html)
+    html = ANCHORED_HEADING.sub(r'<h\2 id="\1">\3<a class="anchor-link" href="#\1">', html)  # the page's ids
+    page.toc = table_of_contents(html)
+    name = posixpath.basename(page.file.src_uri)
+    links = links_html(_words[lang], None, name,
+                       colab_url(config.get("repo_url"), f"docs/{page.file.src_uri}"))
+    head, h1, rest = html.partition("</h1>")
+    return f"{head}{h1}{links}{rest}" if h1 else links + html

@@ -1,0 +1,131 @@
+"""The built Chinese pages hold no English sentence outside code, names and shown outputs (issue 22, item 4).
+
+An *English sentence* is a run of four or more Latin words (ENGLISH_RUN: letters only, so `torch.cuda`, `H100` or
+`cu130` is no word) with only white space between them, in text a reader sees on a page under zh/: its words and
+every tooltip, label and description of the theme (TOOLTIPS, and the page's <meta name="description">), which
+hold no Chinese at all when they are English (two Latin words suffice there: "Permanent link"). Left out:
+
+- code and what code prints: <code>, <pre>, <kbd>, <samp>, and a notebook cell's hidden copy of its code
+  (`clipboard-copy-txt`); pictures: <svg>, whose words the chart draws from docs/data/text/zh/benchmarks.yml;
+  scripts and styles;
+- the table of contents, which repeats the headings: a heading that names an error message holds it as code;
+- quotations of English text, which readers search for as they read: inside “…”, or a <blockquote>;
+- NAMES, proper names and titles of English works and tools, each with why it stays.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+# proper names and titles a Chinese page writes in English, as their owners spell them
+NAMES = {
+    "Understanding CUDA Memory Usage": "the title of PyTorch's page on the memory snapshot, linked by gpu-memory",
+    "Active Cached Segment Timeline": "a view of PyTorch's memory viewer, named as its menu reads",
+}
+WORD = r"(?<![\w.])[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*(?![\w.])"
+ENGLISH_RUN = re.compile(rf"{WORD}(?:\s+{WORD}){{3,}}")
+ENGLISH_LABEL = re.compile(rf"{WORD}\s+{WORD}")
+CJK = re.compile(r"[\u3400-\u9fff]")
+QUOTED = re.compile(r"“[^”]*”")
+NOT_READ = {"code", "pre", "kbd", "samp", "svg", "script", "style", "blockquote"}
+NOT_READ_CLASSES = {"clipboard-copy-txt"}
+TOOLTIPS = ("title", "aria-label", "alt", "placeholder")
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class _ReadText(HTMLParser):
+    """The text of a page a reader reads, as (where, text): "text" for what the page shows, an attribute's name for
+    a tooltip or label, "description" for the page's meta description."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.open: list[tuple[str, bool]] = []  # (tag, whether it and what it holds are left out)
+        self.read: list[tuple[str, str]] = []
+
+    def _skipping(self) -> bool:
+        return any(skip for _, skip in self.open)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if not self._skipping():
+            self.read += [(name, attrs[name]) for name in TOOLTIPS if attrs.get(name)]
+            if tag == "meta" and attrs.get("name") == "description":
+                self.read.append(("description", attrs.get("content") or ""))
+        if tag in VOID:
+            return
+        skip = tag in NOT_READ or attrs.get("data-md-component") == "toc" \
+            or bool(NOT_READ_CLASSES & set((attrs.get("class") or "").split()))
+        self.open.append((tag, skip))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID and self.open and self.open[-1][0] == tag:
+            self.open.pop()
+
+    def handle_endtag(self, tag):
+        if any(t == tag for t, _ in self.open):  # an element closed implicitly (<p>, <li>) closes here too
+            while self.open.pop()[0] != tag:
+                pass
+
+    def handle_data(self, data):
+        if not self._skipping():
+            self.read.append(("text", data))
+
+
+def english_sentences(page_html: str) -> list[str]:
+    """Each English sentence a reader meets on the page, as "where: words"."""
+    parser = _ReadText()
+    parser.feed(page_html)
+    found = []
+    for where, text in parser.read:
+        text = QUOTED.sub("“”", text)
+        for name in NAMES:
+            text = text.replace(name, "")
+        runs = [m.group(0) for m in ENGLISH_RUN.finditer(text)]
+        if where != "text" and not CJK.search(text) and not runs:
+            runs = [text.strip()] if ENGLISH_LABEL.search(text) else []
+        found += [f"{where}: {' '.join(run.split())}" for run in runs]
+    return found
+
+
+def test_the_check_finds_english_sentences_and_leaves_code_names_and_quotes_alone():
+    page = (
+        '<html><head><meta name="description" content="Run PyTorch on CPU and GPU, bilingual (English / 中文).">'
+        '</head><body><label title="Switch to dark mode"></label><a class="headerlink" title="Permanent link">¶</a>'
+        '<a title="复制">x</a><ul data-md-component="toc"><li>CUDA out of memory error here</li></ul>'
+        "<p>本站用 torch.cuda.is_available() 和 H100 80GB HBM3 GPU 测过。needs a CUDA GPU: 1 个</p>"
+        "<p>报错 “does not yet detect all synchronizing operations”；<code>for p in model.parameters()</code>"
+        "</p><pre>Expected all tensors to be on the same device</pre><blockquote>If you are running on a CPU-only"
+        ' machine</blockquote><div class="clipboard-copy-txt">from torch import nn</div>'
+        "<p>见 Understanding CUDA Memory Usage 一文；Hugging Face Accelerate 与 CUDA GPU</p>"
+        "<svg><text>batch size per second here</text></svg><p>no Python block on this page</p></body></html>"
+    )
+    assert english_sentences(page) == [
+        "description: Run PyTorch on CPU and GPU",
+        "title: Switch to dark mode",
+        "title: Permanent link",
+        "text: needs a CUDA GPU",
+        "text: no Python block on this page",
+    ]
+
+
+def zh_pages(site: Path) -> list[Path]:
+    return sorted((site / "zh").rglob("*.html"))
+
+
+def test_built_chinese_pages_hold_no_english_sentence(built_site):
+    pages = zh_pages(built_site)
+    assert len(pages) > 20 and any(p.parent.name == "verification" for p in pages)
+    found = [f"{page.relative_to(built_site)}: {sentence}" for page in pages
+             for sentence in english_sentences(page.read_text(encoding="utf-8"))]
+    assert not found, f"English on {len({f.split(': ')[0] for f in found})} Chinese pages:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_allowed_name_is_on_a_chinese_page(built_site, name):
+    # a name no page writes any more is taken off the list, so the list stays the names the pages use
+    assert any(name in page.read_text(encoding="utf-8") for page in zh_pages(built_site)), name
