@@ -15,30 +15,22 @@ import datetime
 import hashlib
 import json
 import os
-import platform
 import subprocess
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "docs" / "hooks"))
+# the MNIST benchmark's provenance functions (CPU name, cores, commit), the same for every record the site shows
+sys.path.insert(0, str(REPO / "snippets" / "mnist"))
 
+from bench import cpu_cores, cpu_name, git_commit  # noqa: E402  (snippets/mnist, added above)
 from mkdocs.exceptions import PluginError  # noqa: E402
 
 from site_pages import load_data  # noqa: E402  (the hooks' folder, added above)
 
 SCHEMA = REPO / "docs" / "data" / "measurement.schema.json"
 RECORDS = REPO / "docs" / "data" / "measurements"
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def physical_cores() -> int | None:
@@ -54,22 +46,6 @@ def physical_cores() -> int | None:
         if "core id" in fields:
             cores.add((fields.get("physical id", "0"), fields["core id"]))
     return len(cores) or None
-
-
-def logical_cpus() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-def git_commit() -> tuple[str | None, bool | None]:
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True)
-        status = subprocess.run(["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True,
-                                check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return None, None
-    return head.stdout.strip(), bool(status.stdout.strip())
 
 
 def torch_defaults() -> tuple[int, int, str, str]:
@@ -91,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"not a snippet: {args.snippet} (expected snippets/<folder>/<name>.py)")
     snippet = path.relative_to(REPO).as_posix()
 
-    commit, dirty = git_commit()  # before the record is written into the tree
+    commit, dirty = git_commit(REPO)  # before the record is written into the tree
     threads, interop, torch_version, python_version = torch_defaults()
     load = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -111,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         "commit_dirty": dirty,
         "device_name": cpu_name(),
         "physical_cores": physical_cores(),
-        "logical_cpus": logical_cpus(),
+        "logical_cpus": cpu_cores(),
         "torch_threads": threads,
         "torch_interop_threads": interop,
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),

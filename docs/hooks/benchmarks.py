@@ -187,9 +187,14 @@ def crossover(devices: dict[tuple, list[dict]]) -> tuple[float, float] | None:
     return None
 
 
+def crossover_batch(batch: float) -> float:
+    """The crossover's batch size as the page says it: two significant digits (it is an interpolation)."""
+    return round(batch, 1 - math.floor(math.log10(batch)))
+
+
 def crossover_words(batch: float, t: dict) -> str:
-    """The crossover's label, its batch size to two significant digits (it is an interpolation)."""
-    return t["chart_crossover"].format(batch=f"{round(batch, 1 - math.floor(math.log10(batch))):g}")
+    """The crossover's label on the chart."""
+    return t["chart_crossover"].format(batch=f"{crossover_batch(batch):g}")
 
 
 def chart_style():
@@ -356,7 +361,7 @@ def facts(records: list[dict]) -> dict:
         "gains": resident_gains(devices),
         "accuracy": accuracy_spread(devices),
         "steps": step_costs(devices),
-        "crossover": round(cross[0], 1 - math.floor(math.log10(cross[0]))) if cross else None,
+        "crossover": crossover_batch(cross[0]) if cross else None,
         "loader_steps": loader_steps(devices),
         "probes": loader_probes(devices),
         "missing": missing(devices),
