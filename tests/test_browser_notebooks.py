@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from browser import PALETTE_TOGGLE, Recorder, _QuietHandler, _QuietServer
-from notebooks import colab_url, notebook_path
+from notebooks import colab_url, kaggle_url, notebook_path
 from site_pages import DOCS, LANGUAGES
 from test_notebooks import ONE_REPO, build_one_notebook_site
 
@@ -55,7 +55,8 @@ def test_notebook_page_shows_cells_outputs_and_its_download(new_context, origin,
     download = page.locator("a.notebook-download")
     response = page.request.get(download.evaluate("a => a.href"))
     assert response.ok and response.text() == committed.read_text(encoding="utf-8")
-    assert page.locator("a.notebook-colab").count() == 0  # built without a repository (REPO_URL unset)
+    # built without a repository (REPO_URL unset)
+    assert page.locator("a.notebook-colab, a.notebook-kaggle").count() == 0
     assert rec.unexpected_errors(page) == []
     context.close()
 
@@ -72,7 +73,7 @@ def one_notebook_origin(tmp_path_factory):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_open_in_colab_leads_to_the_committed_notebook(new_context, one_notebook_origin, lang):
+def test_open_in_colab_and_kaggle_lead_to_the_committed_notebook(new_context, one_notebook_origin, lang):
     context = new_context()
     page = context.new_page()
     page.goto(f"{one_notebook_origin}/{_prefix(lang)}notebooks/demo/", wait_until="load")
@@ -80,6 +81,9 @@ def test_open_in_colab_leads_to_the_committed_notebook(new_context, one_notebook
     colab = page.locator("a.notebook-colab")
     assert colab.is_visible()
     assert colab.get_attribute("href") == colab_url(ONE_REPO, f"docs/{lang}/notebooks/demo.ipynb")
+    kaggle = page.locator("a.notebook-kaggle")
+    assert kaggle.is_visible()
+    assert kaggle.get_attribute("href") == kaggle_url(ONE_REPO, f"docs/{lang}/notebooks/demo.ipynb")
     page.goto(f"{one_notebook_origin}/{_prefix(lang)}demo/", wait_until="load")  # and on the page it is made from
     assert page.locator("a.notebook-colab").get_attribute("href") == colab_url(
         ONE_REPO, f"docs/{lang}/notebooks/demo.ipynb")

@@ -131,3 +131,56 @@ def test_version_notes_name_the_release_that_introduced_the_api():
     assert f"Since PyTorch {ACCELERATOR_SINCE}, `torch.accelerator`" in en.read_text(encoding="utf-8")
     assert f"argument arrived in\nPyTorch {CHECK_AVAILABLE_SINCE}" in en.read_text(encoding="utf-8")
     assert f"参数是\nPyTorch {CHECK_AVAILABLE_SINCE} 才加入的" in zh.read_text(encoding="utf-8")
+
+
+# ---- CUDA in several processes -----------------------------------------------------------------------------
+
+FORK_PROBE = """
+import multiprocessing, os, sys
+import torch
+if sys.argv[1] == "nvml-answers":
+    # stand in for NVML, the driver's management library, answering "no GPU"
+    torch.cuda._raw_device_count_nvml = lambda: 0
+print(torch.cuda.is_available())
+child = multiprocessing.get_context("fork").Process(
+    target=lambda: sys.exit(3 if torch.cuda._is_in_bad_fork() else 0))
+child.start()
+child.join()
+print("spoiled" if child.exitcode == 3 else "clean")
+"""
+
+
+def _fork_probe(nvml_variable: bool, nvml: str) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTORCH_NVML_BASED_CUDA_CHECK", "CUDA_VISIBLE_DEVICES")}
+    if nvml_variable:
+        env["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
+    done = subprocess.run([sys.executable, "-c", FORK_PROBE, nvml], env=env, capture_output=True, text=True,
+                          timeout=120, check=True)
+    return done.stdout.split()
+
+
+@pytest.mark.no_cuda
+def test_the_nvml_check_leaves_forks_alone_when_nvml_answers():
+    # the devices page: with the variable, is_available() asks NVML and does not start CUDA ...
+    assert _fork_probe(nvml_variable=True, nvml="nvml-answers") == ["False", "clean"]
+    # ... without it, the same question starts CUDA and spoils every later fork, NVML or not
+    assert _fork_probe(nvml_variable=False, nvml="nvml-answers") == ["False", "spoiled"]
+
+
+@pytest.mark.no_cuda
+def test_without_nvml_the_variable_falls_back_to_cuda():
+    # what the page's second run shows: no NVIDIA driver, so no NVML, so the check asks CUDA after all
+    assert _fork_probe(nvml_variable=True, nvml="as-installed") == ["False", "spoiled"]
+
+
+def test_the_fork_error_and_the_nvml_variable_are_in_the_installed_source():
+    source = inspect.getsource(torch.cuda)
+    assert '"Cannot re-initialize CUDA in forked subprocess. To use CUDA with "' in source
+    assert 'os.getenv("PYTORCH_NVML_BASED_CUDA_CHECK") == "1"' in source
+    assert "return device_count() > 0" in inspect.getsource(torch.cuda.is_available)
+    # torch.accelerator hands the question to torch.cuda's Python function
+    assert "mod.is_available()" in inspect.getsource(torch.accelerator.is_available)

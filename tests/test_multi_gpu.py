@@ -5,8 +5,10 @@ everywhere; the `cuda` and `multi_gpu` ones run on the GPU job.
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -359,3 +361,214 @@ def test_ddp_script_runs_as_two_nodes(tmp_path):
     for page in ("en", "zh"):
         shown = (REPO / "docs" / page / "multi-gpu.md").read_text(encoding="utf-8")
         assert f"snippets/multi_gpu/ddp_train.py\n{MULTI_NODE_OUTPUT}\n```" in shown  # the page's console block
+
+
+# ---- gradient accumulation, unused parameters, SyncBatchNorm, FSDP2, debugging (issue 22) ------------------
+
+NEW_TORCHRUN_SCRIPTS = ["ddp_no_sync.py", "ddp_unused.py", "sync_batchnorm.py", "fsdp_train.py"]
+
+
+def torchrun_two_cpu_ranks(script: str, tmp_path, **env: str) -> subprocess.CompletedProcess:
+    """`torchrun --standalone --nproc-per-node=2 script` with the GPUs hidden (Gloo), its logs in tmp_path."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "--log-dir",
+               str(tmp_path / "logs"), script]
+    return subprocess.run(command, cwd=REPO, env=dict(os.environ, CUDA_VISIBLE_DEVICES="", **env),
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("script", NEW_TORCHRUN_SCRIPTS)
+def test_a_torchrun_script_started_with_plain_python_says_so_in_one_line(script):
+    done = subprocess.run([sys.executable, f"snippets/multi_gpu/{script}"], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "start it with torchrun, as its docstring shows"
+
+
+def test_without_the_last_sync_the_ranks_gradients_stay_apart(tmp_path):
+    # The page's no_sync() script prints True for "after it" and "same gradients": with every micro-batch inside
+    # no_sync() (no all-reduce at all), each rank keeps the gradient of its own 32 samples, and both say False.
+    script = (REPO / "snippets/multi_gpu/ddp_no_sync.py").read_text(encoding="utf-8")
+    never, found = re.subn(r"nullcontext\(\) if last else model\.no_sync\(\)", "model.no_sync()", script)
+    assert found == 1
+    probe = tmp_path / "never_synced.py"
+    probe.write_text(never, encoding="utf-8")
+    done = torchrun_two_cpu_ranks(str(probe), tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == [
+        "before the last micro-batch, ranks agree: False",
+        "after it: False",
+        "same gradients as one batch of 64: False",
+    ]
+
+
+# One process, a world of one (Gloo, no torchrun): what the page says of device_id, SyncBatchNorm and
+# find_unused_parameters on the CPU, each line printed by the probe below.
+WORLD_OF_ONE = """\
+import torch, torch.distributed as dist
+import torch.distributed.nn
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+torch.manual_seed(0)
+x = torch.randn(2, 4, 5, 5)
+plain = nn.BatchNorm2d(4)
+synced = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.BatchNorm2d(4)))[0]
+print("no group, like BatchNorm:", torch.equal(plain(x), synced(x)))
+try:
+    dist.init_process_group("gloo", device_id=torch.device("cpu"), store=dist.HashStore(), rank=0, world_size=1)
+except ValueError as error:
+    print(error)
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+try:
+    synced(x)
+except ValueError as error:
+    print(error)
+synced.eval()
+print("eval, like BatchNorm:", torch.equal(plain.eval()(x), synced(x)))
+try:
+    DistributedDataParallel(nn.Sequential(nn.Conv2d(3, 4, 3), synced))
+except ValueError as error:
+    print(error)
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.main, self.aux = nn.Linear(2, 1), nn.Linear(2, 1)
+    def forward(self, x):
+        return self.main(x)
+
+model = DistributedDataParallel(TwoHeads())
+try:
+    for _ in range(2):
+        model(torch.randn(3, 2)).sum().backward()
+except RuntimeError as error:
+    print(repr(str(error)))
+del model
+dist.destroy_process_group()
+"""
+
+
+@functools.cache
+def world_of_one() -> list[str]:
+    return run_python(WORLD_OF_ONE, CUDA_VISIBLE_DEVICES="").splitlines()
+
+
+def test_device_id_must_be_an_accelerator():
+    assert "init_process_group device_id parameter must be an accelerator with an index" in world_of_one()
+
+
+def test_sync_batchnorm_on_the_cpu():
+    lines = world_of_one()
+    # without a process group, and in eval mode, it is a plain BatchNorm ...
+    assert "no group, like BatchNorm: True" in lines and "eval, like BatchNorm: True" in lines
+    # ... while training with a group, a CPU tensor is refused, and DDP refuses the CPU module
+    assert "SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone" in lines
+    assert "SyncBatchNorm layers only work with GPU modules" in lines
+
+
+def test_the_unused_parameter_error_names_the_fix():
+    message = ast.literal_eval(world_of_one()[-1])  # the repr printed by the probe above
+    assert message.startswith("Expected to have finished reduction in the prior iteration before starting a new one.")
+    assert "passing the keyword argument `find_unused_parameters=True`" in message
+    assert "Parameter indices which did not receive grad for rank 0: 2 3" in message
+    assert "set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL" in message
+
+
+def test_fully_shard_wants_more_than_the_root():
+    # the page: shard each block, then the root, as fully_shard's docstring asks
+    from torch.distributed.fsdp import fully_shard
+
+    doc = " ".join(fully_shard.__doc__.split())
+    assert "Users generally should *not* call :meth:`fully_shard` only on the topmost root module." in doc
+    assert "FSDP shards module parameters, gradients, and optimizer states" in doc
+
+
+FSDP_AVERAGES = """\
+import torch, torch.distributed as dist
+import torch.distributed.nn
+from torch import nn
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import fully_shard
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+torch.manual_seed(0)
+model = nn.Linear(4, 2, bias=False)
+alone = nn.Linear(4, 2, bias=False)
+alone.load_state_dict(model.state_dict())
+fully_shard(model, mesh=init_device_mesh("cpu", (2,)))
+x = torch.randn(3, 4)  # the same batch on both ranks: the average is one rank's gradient, the sum twice it
+model(x).sum().backward()
+alone(x).sum().backward()
+mine = model.weight.grad.to_local()
+right = torch.tensor([int(mine.shape == (1, 4) and torch.allclose(mine, alone.weight.grad[rank : rank + 1]))])
+dist.all_reduce(right)  # one rank prints: two ranks printing to one pipe can run their lines together
+if rank == 0:
+    print("ranks with their own row of the averaged gradient:", right.item())
+del model
+dist.barrier()
+dist.destroy_process_group()
+"""
+
+
+def test_fully_shard_gives_each_rank_its_slice_of_the_averaged_gradient(tmp_path):
+    probe = tmp_path / "fsdp_averages.py"
+    probe.write_text(FSDP_AVERAGES, encoding="utf-8")
+    done = torchrun_two_cpu_ranks(str(probe), tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["ranks with their own row of the averaged gradient: 2"]
+
+
+# ---- debugging -------------------------------------------------------------------------------------------------
+
+TORCH_INCLUDE = pathlib.Path(torch.__file__).parent / "include" / "torch" / "csrc" / "distributed" / "c10d"
+
+
+def test_nccl_variables_and_defaults_the_page_names():
+    header = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
+    for name in ("TORCH_NCCL_ASYNC_ERROR_HANDLING", "TORCH_NCCL_BLOCKING_WAIT"):
+        assert f'"{name}"' in header, name
+    assert "the default value (3 - SkipCleanUp)" in header  # as the PyTorch docs say: 3 unless set
+    assert "kProcessGroupNCCLDefaultTimeout =\n    std::chrono::milliseconds(10 * 60 * 1000);" in header
+    from torch.distributed import distributed_c10d
+
+    assert "Default value is 10 minutes for NCCL and 30 minutes for other backends" in (
+        distributed_c10d.init_process_group.__doc__)
+
+
+def test_torch_distributed_debug_is_read_when_torch_distributed_is_imported():
+    levels = "import torch.distributed as dist; print(dist.get_debug_level())"
+    assert run_python(levels, TORCH_DISTRIBUTED_DEBUG=None) == "DebugLevel.OFF"  # the default
+    assert run_python(levels, TORCH_DISTRIBUTED_DEBUG="info") == "DebugLevel.INFO"  # any case
+    late = "import os, torch.distributed as dist; os.environ['TORCH_DISTRIBUTED_DEBUG'] = 'DETAIL'; " + levels
+    assert run_python(late, TORCH_DISTRIBUTED_DEBUG=None) == "DebugLevel.OFF"  # set too late: not read
+    done = finished(start_python(levels, TORCH_DISTRIBUTED_DEBUG="ALL"))
+    assert done.returncode != 0
+    assert "ValueError: The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL." in done.stderr
+
+
+DDP_IN_A_WORLD_OF_ONE = """\
+import torch, torch.distributed as dist
+import torch.distributed.nn
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+t = torch.ones(1)
+dist.all_reduce(t)
+print("all_reduce:", t.item(), flush=True)
+model = DistributedDataParallel(nn.Linear(2, 1))
+print("DDP built", flush=True)
+del model
+dist.destroy_process_group()
+"""
+
+
+def test_detail_crashes_ddp_on_gloo_in_torch_2_14_1():
+    # What the page warns of: with DETAIL, Gloo's collectives still work, but the DDP constructor dies with a
+    # segmentation fault (gdb: in c10d::Logger::set_env_variables). With INFO it is built.
+    import signal
+
+    crashed = finished(start_python(DDP_IN_A_WORLD_OF_ONE, CUDA_VISIBLE_DEVICES="", TORCH_DISTRIBUTED_DEBUG="DETAIL"))
+    assert crashed.returncode == -signal.SIGSEGV
+    assert crashed.stdout.splitlines() == ["all_reduce: 1.0"]
+    info = run_python(DDP_IN_A_WORLD_OF_ONE, CUDA_VISIBLE_DEVICES="", TORCH_DISTRIBUTED_DEBUG="INFO")
+    assert info.splitlines() == ["all_reduce: 1.0", "DDP built"]

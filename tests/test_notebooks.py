@@ -11,7 +11,7 @@ import re
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 
 import nbformat
@@ -28,6 +28,7 @@ from notebooks import (
     DEVICE_TAG,
     SCRIPTS_TAG,
     colab_url,
+    kaggle_url,
     notebook_path,
     page_notebook,
     pages_with_code,
@@ -89,8 +90,8 @@ def test_a_page_makes_the_same_notebook_every_time():
 
 
 def test_every_language_has_the_notebook_words():
-    keys = {"view", "download", "colab", "intro", "gpu_found", "no_gpu", "no_multi_gpu", "scripts", "placeholder",
-            "page_title"}
+    keys = {"view", "download", "colab", "kaggle", "intro", "gpu_found", "no_gpu", "no_multi_gpu", "scripts",
+            "placeholder", "page_title"}
     assert all(set(WORDS[lang]) == keys for lang in LANGUAGES)
 
 
@@ -166,6 +167,18 @@ def test_colab_opens_the_committed_notebook_of_a_github_repository(repo, url):
     assert colab_url(repo, "docs/x.ipynb") == url
 
 
+@pytest.mark.parametrize(("repo", "url"), [
+    ("https://github.com/example/site",
+     "https://kaggle.com/kernels/welcome?src=https://github.com/example/site/blob/main/docs/x.ipynb"),
+    ("https://github.com/example/site.git/",
+     "https://kaggle.com/kernels/welcome?src=https://github.com/example/site/blob/main/docs/x.ipynb"),
+    ("https://gitlab.com/example/site", None),  # the link opens the notebook's GitHub address
+    (None, None),
+])
+def test_kaggle_opens_the_committed_notebook_of_a_github_repository(repo, url):
+    assert kaggle_url(repo, "docs/x.ipynb") == url
+
+
 # ---------------------------------------------------------------------------------------------- the built site
 
 
@@ -181,8 +194,10 @@ def test_page_links_its_notebook_page_and_download(built_site, page):
     expected_texts = [escape(WORDS[lang][k]) for k in ("view", "download")]
     repo_url = os.environ.get("REPO_URL")
     if repo_url:  # the build knows its repository (the deploy's environment)
-        assert found.pop("notebook-colab") == colab_url(repo_url, notebook_path(page).relative_to(REPO).as_posix())
-        expected_texts.append(escape(WORDS[lang]["colab"]))
+        committed = notebook_path(page).relative_to(REPO).as_posix()
+        assert found.pop("notebook-colab") == colab_url(repo_url, committed)
+        assert found.pop("notebook-kaggle") == kaggle_url(repo_url, committed)
+        expected_texts += [escape(WORDS[lang]["colab"]), escape(WORDS[lang]["kaggle"])]
     assert texts == expected_texts
     assert set(found) == {"notebook-view", "notebook-download"}
     view = served.parent / found["notebook-view"] / "index.html"
@@ -212,18 +227,31 @@ def test_notebook_page_is_rendered_in_its_language(built_site, page):
     assert not re.search(r'class="md-nav__link">\s*<span class="md-ellipsis">\s*</span>', html), "a nameless entry"
 
 
-def test_the_nav_entry_leads_to_the_mnist_notebook_page_in_each_language(built_site):
-    i18n = next(p["i18n"] for p in settings()["plugins"] if isinstance(p, dict) and "i18n" in p)
+def test_every_notebook_page_is_in_the_nav_of_its_language_in_the_pages_order(built_site):
+    nav_order = [e for e in re.findall(r"^\s+- (?:[^:\n]+: )?([\w-]+)\.md$", (REPO / "mkdocs.yml").read_text(
+        encoding="utf-8"), re.M)]
     for lang in LANGUAGES:
         page_dir = _served(built_site, lang, "devices")
         html = (page_dir / "index.html").read_text(encoding="utf-8")
         links = [(h, re.sub(r"<[^>]+>", "", text).strip()) for h, text in
                  re.findall(r'<a href="([^"]+)" class="md-nav__link">(.*?)</a>', html, re.S) if "notebooks/" in h]
+        with_code = sorted((p for p in PAGES if p.parent.name == lang), key=lambda p: nav_order.index(p.stem))
         assert [(page_dir / h / "index.html").resolve() for h, _ in links] == [
-            _notebook_page(built_site, DOCS / lang / "mnist.md").resolve()
-        ]
-        translations = next(lg.get("nav_translations") or {} for lg in i18n["languages"] if lg["locale"] == lang)
-        assert [text for _, text in links] == [translations.get("MNIST as a notebook", "MNIST as a notebook")]
+            _notebook_page(built_site, page).resolve() for page in with_code]
+        # "<the page's heading> (notebook)" in the page's language
+        for (_, text), page in zip(links, with_code, strict=True):
+            heading = re.search(r"^# (.+)$", page.read_text(encoding="utf-8").split("\n---\n", 1)[-1], re.M)[1]
+            assert text == unescape(WORDS[lang]["page_title"].format(title=heading.strip())), page
+
+
+def test_the_sitemap_lists_every_notebook_page_with_its_other_language(built_site):
+    sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
+    entries = re.findall(r"<url>\s*<loc>([^<]+)</loc>(.*?)</url>", sitemap, re.S)
+    for page in PAGES:
+        served = _notebook_page(built_site, page).parent.relative_to(built_site).as_posix() + "/"
+        found = [rest for loc, rest in entries if loc == min(loc for loc, _ in entries) + served]  # the home's + path
+        assert found, f"{page}: its notebook page {served} is not in sitemap.xml"
+        assert re.findall(r'hreflang="(\w+)"', found[0]) == list(LANGUAGES), page
 
 
 def test_notebook_pages_are_searched_in_their_language(built_site):
@@ -289,6 +317,8 @@ def test_each_languages_notebook_is_a_rendered_page_of_that_language(one_noteboo
         assert output and output.group(1).strip() == "42"
         colab = colab_url(ONE_REPO, f"docs/{lang}/notebooks/demo.ipynb")
         assert f'<a class="md-button notebook-colab" href="{colab}">' in html
+        kaggle = kaggle_url(ONE_REPO, f"docs/{lang}/notebooks/demo.ipynb")
+        assert f'<a class="md-button notebook-kaggle" href="{kaggle}">' in html
         other = LANGUAGES[1] if lang == LANGUAGES[0] else LANGUAGES[0]
         switch = re.search(rf'<a href="([^"]+)" hreflang="{other}" class="md-select__link">', html)
         target = _served(one_notebook_site, lang, "notebooks/demo") / switch.group(1) / "index.html"
@@ -296,6 +326,7 @@ def test_each_languages_notebook_is_a_rendered_page_of_that_language(one_noteboo
         assert (_served(one_notebook_site, lang, "notebooks/demo/demo.ipynb")).is_file()
         page = _served(one_notebook_site, lang, "demo/index.html").read_text(encoding="utf-8")
         assert f'<a class="md-button notebook-colab" href="{colab}">' in page
+        assert f'<a class="md-button notebook-kaggle" href="{kaggle}">' in page
 
 
 # --------------------------------------------------------------------------------- every notebook, run with nbclient

@@ -415,3 +415,27 @@ def test_torchrun_sets_one_thread_per_process_only_when_it_starts_several(monkey
         for lang in LANGUAGES:
             text = " ".join((DOCS / lang / "performance.md").read_text(encoding="utf-8").split())
             assert f"`{message}`" in text, f"{lang}/performance.md does not quote torchrun's warning"
+
+
+# ---- streams -----------------------------------------------------------------------------------------------
+
+
+def test_the_stream_api_the_page_names_is_device_agnostic():
+    # the page's blocks need a GPU; what they rely on is checked here, in the installed torch
+    assert issubclass(torch.cuda.Stream, torch.Stream)  # the CUDA-only spelling mixes with the generic one
+    for name in ("wait_stream", "record_event", "wait_event", "synchronize", "__enter__", "__exit__"):
+        assert hasattr(torch.Stream, name), name  # `with stream:` and wait_stream
+    for name in ("current_stream", "set_stream"):
+        assert callable(getattr(torch.accelerator, name)), name
+    assert "returns without waiting" in " ".join(torch.cuda.Stream.wait_stream.__doc__.split())
+    # a CPU stream object exists, and `with` switches to it without a GPU
+    with torch.Stream(device="cpu") as cpu_stream:
+        assert cpu_stream.device == torch.device("cpu")
+
+
+def test_record_stream_and_backward_streams_are_as_the_page_says():
+    doc = " ".join(torch.Tensor.record_stream.__doc__.split())
+    assert "The caching allocator is aware of only the stream where a tensor was allocated" in doc
+    assert "manually ensure that any non-creation stream uses of a tensor are synced back" in doc
+    for documented in (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad):
+        assert "bwd-cuda-stream-semantics" in documented.__doc__, documented

@@ -129,3 +129,29 @@ def test_built_chinese_pages_hold_no_english_sentence(built_site):
 def test_every_allowed_name_is_on_a_chinese_page(built_site, name):
     # a name no page writes any more is taken off the list, so the list stays the names the pages use
     assert any(name in page.read_text(encoding="utf-8") for page in zh_pages(built_site)), name
+
+
+# ------------------------------------------------------------------------------------------ English-shaped pronouns
+
+# The Chinese review (../shared/reviews/2026-11-25/chinese-language.md) counted 241 它 on the zh pages: an English "it"
+# carried over, where Chinese names the thing again, drops the subject or puts the topic first. After the rewrite each
+# page has at most one, where Chinese keeps it too; a page that gains more was most likely written in English first.
+PRONOUN = re.compile(r"它们?")
+MOST_PRONOUNS_PER_PAGE = 2
+FENCE = re.compile(r"^( *)(`{3,}|~{3,}).*?^\1\2[ \t]*$", re.M | re.S)
+
+
+def prose_pronouns(markdown: str) -> int:
+    """How many 它/它们 a page's Markdown holds outside code (fenced blocks and `inline code`)."""
+    return len(PRONOUN.findall(re.sub(r"`[^`\n]*`", "", FENCE.sub("", markdown))))
+
+
+def test_the_pronoun_count_leaves_code_alone():
+    assert prose_pronouns("它在这里。\n\n```python\n# 它\n```\n\n`它` 与它们") == 2
+
+
+@pytest.mark.parametrize("page", sorted((Path(__file__).parents[1] / "docs" / "zh").glob("*.md")),
+                         ids=lambda p: p.name)
+def test_chinese_page_does_not_lean_on_it(page):
+    assert prose_pronouns(page.read_text(encoding="utf-8")) <= MOST_PRONOUNS_PER_PAGE, \
+        f"{page.name}: 它 used like an English 'it' (name the thing, drop the subject, or put the topic first)"

@@ -1,5 +1,5 @@
 """The pages' notebooks (docs/<lang>/notebooks/*.ipynb, docs/hooks/notebooks.py) as pages of their language,
-rendered by mkdocs-jupyter, with the links to download the notebook and open it in Colab under the heading.
+rendered by mkdocs-jupyter, with the links to download the notebook and open it in Colab or Kaggle under the heading.
 
 Glue, because mkdocs-static-i18n and mkdocs-jupyter do not know about each other: mkdocs-jupyter marks the
 notebooks as pages in its on_files, then i18n's on_files (-100) remakes every file of the language being built as
@@ -19,7 +19,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.toc import get_toc
 
-from notebooks import NOTEBOOKS, colab_url, links_html
+from notebooks import NOTEBOOKS, links_html
 from site_pages import LANGUAGES, language_of, load_text
 
 
@@ -58,6 +58,11 @@ def on_files(files: Files, config) -> Files:
                            if (docs / other / path).is_file()}
         files.remove(file)
         files.append(page)
+    # i18n's sitemap lists the pages it kept in its own on_files, before the notebooks were pages again: its record of
+    # this language's pages (an attribute of the plugin, mkdocs-static-i18n#198) made again with them
+    i18n = config.plugins.get("i18n")
+    if i18n is not None:
+        i18n.i18n_files_per_language[i18n.current_language] = files.documentation_pages()
     return files
 
 
@@ -130,7 +135,6 @@ def on_page_content(html: str, page, config, files) -> str:
     html = ANCHORED_HEADING.sub(r'<h\2 id="\1">\3<a class="anchor-link" href="#\1">', html)  # the page's ids
     page.toc = table_of_contents(html)
     name = posixpath.basename(page.file.src_uri)
-    links = links_html(_words[lang], None, name,
-                       colab_url(config.get("repo_url"), f"docs/{page.file.src_uri}"))
+    links = links_html(_words[lang], None, name, config.get("repo_url"), f"docs/{page.file.src_uri}")
     head, h1, rest = html.partition("</h1>")
     return f"{head}{h1}{links}{rest}" if h1 else links + html

@@ -1,16 +1,16 @@
-"""The notebook of every page with code: made from the page, committed, rendered as a page, opened in Colab.
+"""The notebook of every page with code: made from the page, committed, rendered as a page, opened in Colab or Kaggle.
 
 `make notebooks` (this file run as a program) writes docs/<lang>/notebooks/<page>.ipynb from docs/<lang>/<page>.md:
 the page's prose as Markdown cells in its language, each code fence a code cell (includes expanded, comments in
 the language, GPU cells tagged by site_pages.BLOCK_MARKS), each output the page shows as that cell's output. A
 device check opens it, and where shell cells run the repository's scripts a cell writes them, so that the
-notebook runs anywhere: in Colab (its metadata asks for a GPU runtime), or downloaded into any folder.
+notebook runs anywhere: in Colab (its metadata asks for a GPU runtime), in Kaggle, or downloaded into any folder.
 tests/test_notebooks.py fails, naming the page, when a committed notebook no longer matches its page, and runs
 every notebook on the CPU.
 
-The build (the hook below) puts three links under each page's heading: the notebook as a page of the site
-(docs/hooks/notebook_pages.py has mkdocs-jupyter render it), its download, and "Open in Colab" where the build
-knows its GitHub repository (REPO_URL, README.md "Addresses"; a local build has none and shows no such link).
+The build (the hook below) puts its links under each page's heading: the notebook as a page of the site
+(docs/hooks/notebook_pages.py has mkdocs-jupyter render it), its download, and "Open in Colab" and "Open in Kaggle"
+where the build knows its GitHub repository (REPO_URL, README.md "Addresses"; a local build has none and shows none).
 """
 
 from __future__ import annotations
@@ -285,11 +285,20 @@ def colab_url(repo_url: str | None, notebook: str) -> str | None:
     return f"https://colab.research.google.com/github/{m[1]}/{m[2]}/blob/{BRANCH}/{notebook}" if m else None
 
 
-def links_html(words: dict, view: str | None, download: str, colab: str | None) -> str:
-    """The row of links to a page's notebook: as a page (unless it is that page), download, Colab."""
+def kaggle_url(repo_url: str | None, notebook: str) -> str | None:
+    """Kaggle's "open a notebook from GitHub" address of a committed notebook, for a GitHub repository; else None."""
+    m = GITHUB.match(repo_url or "")
+    github = f"https://github.com/{m[1]}/{m[2]}/blob/{BRANCH}/{notebook}" if m else None
+    return f"https://kaggle.com/kernels/welcome?src={github}" if github else None
+
+
+def links_html(words: dict, view: str | None, download: str, repo_url: str | None, notebook: str) -> str:
+    """The row of links to a page's notebook: as a page (unless it is that page), download, Colab and Kaggle (the
+    committed notebook at `notebook`, its path in the repository)."""
     links = [(view, "notebook-view", words["view"], ""),
              (download, "notebook-download", words["download"], " download"),
-             (colab, "notebook-colab", words["colab"], "")]
+             (colab_url(repo_url, notebook), "notebook-colab", words["colab"], ""),
+             (kaggle_url(repo_url, notebook), "notebook-kaggle", words["kaggle"], "")]
     return '<p class="notebook-links">' + " ".join(
         f'<a class="md-button {cls}" href="{html.escape(href)}"{extra}>{html.escape(text)}</a>'
         for href, cls, text, extra in links if href
@@ -318,7 +327,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return markdown
     view = notebook.url_relative_to(page.file)
     links = links_html(_words[lang], view, posixpath.join(view, f"{source.stem}.ipynb"),
-                       colab_url(config.get("repo_url"), f"docs/{src_uri}"))
+                       config.get("repo_url"), f"docs/{src_uri}")
     heading, _, rest = markdown.partition("\n")
     return f"{heading}\n\n{links}\n{rest}" if heading.startswith("# ") else f"{links}\n\n{markdown}"
 

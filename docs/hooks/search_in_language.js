@@ -11,6 +11,7 @@
  *   - cleans a pasted error message into the words it shares with the pages (see clean() below);
  *   - shows each result page with its best section, not the page alone (see bestSectionFirst() below),
  *     and the first page with its second best too (showSecondSection());
+ *   - orders the pages by their own entry and their best section together (see pageRank() below);
  *   - takes the U+200B that separates jieba's words in the index out of the results the page shows.
  */
 
@@ -152,6 +153,7 @@ const post = self.postMessage.bind(self)
 self.postMessage = message => {
   if (message.type === RESULT) {
     message.data.items.forEach(bestSectionFirst)
+    message.data.items.sort((a, b) => pageRank(b) - pageRank(a))
     if (message.data.items.length) showSecondSection(message.data.items[0])
     for (const item of message.data.items.flat())
       for (const key of ["title", "text"])
@@ -176,6 +178,21 @@ function bestSectionFirst(group) {
   const best = sections.reduce((a, b) => (b.rank > a.rank ? b : a))
   group.splice(group.indexOf(best), 1)
   group.unshift(best)
+}
+
+// Material orders the pages by their best entry, and its bonus for a page's own entry (title, opening,
+// keywords) makes that the page's entry nearly always: the page whose opening shares the most words with the
+// question came first, and a question that one section answers found that section's page second or third,
+// behind pages that only name the same things in passing. A page ranks by its own entry's score, weighed at
+// PAGE_WEIGHT, plus its best section's (the one bestSectionFirst put first; the heading's share, which chose
+// it, stays out: a heading that repeats a short question's words took the page of a quick summary over the
+// page that teaches the thing): the page with the section that answers leads, and a page that the question
+// names as a whole still does, its entry keeping Material's bonus. PAGE_WEIGHT was weighed on the first half
+// of tests/data/search_questions.yml's questions (0.3 to 1; the larger of the two instead of their sum).
+const PAGE_WEIGHT = 0.5
+function pageRank(group) {
+  const page = group.find(item => !item.location.includes("#"))
+  return (page ? page.score : 0) * PAGE_WEIGHT + (group[0].location.includes("#") ? group[0].score : 0)
 }
 
 // The share of the query's words that a result's heading holds: its words that Material marked.

@@ -13,8 +13,9 @@ inside the index that reaches it:
   search field; Chinese keywords are cut by jieba, as Material cuts the text.
 
 The index is also shaped for the reader's query (the worker wrapper does the rest): the snippets' source
-goes from `text` into a `code` field of its own, weighed lower (split_code), and the notebook pages,
-copies of the pages they are made from, count a tenth (NOTEBOOK_BOOST).
+goes from `text` into a `code` field of its own, weighed lower (split_code), the notebook pages,
+copies of the pages they are made from, count a tenth (NOTEBOOK_BOOST), and a section of a page in a language
+other than the anchors' gets its anchor's words in an `anchor` field (anchor_words).
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ WORKER_DEST = Path("assets") / "javascripts" / "workers" / WORKER.name
 # after the pages.
 NOTEBOOK_BOOST = 0.1
 NOTEBOOK_PAGES: set[str] = set()  # their URLs, as the build meets them
+# A section's anchor is the same in every language (CONTRIBUTING.md), written in English words
+# (#allocated-vs-reserved): on a Chinese page, the words a reader types in English for what the section's
+# Chinese heading says ("memory_reserved 为什么比 memory_allocated 大"). Weighed in mkdocs.yml.
+ANCHOR_LANGUAGE = "en"
 
 
 def query_rules() -> dict:
@@ -70,6 +75,12 @@ def split_code(entry: dict) -> dict:
     code = []
     text = SNIPPET_SOURCE.sub(lambda m: code.append(f"{m[1]}\n{m[2]}") or "", entry["text"])
     return {**entry, "text": text, "code": "\n".join(code)} if code else entry
+
+
+def anchor_words(entry: dict) -> dict:
+    """The entry of a section in a language other than ANCHOR_LANGUAGE, with its anchor's words in `anchor`."""
+    anchor = entry["location"].partition("#")[2]
+    return {**entry, "anchor": anchor.replace("-", " ")} if anchor and entry["lang"] != ANCHOR_LANGUAGE else entry
 
 
 @event_priority(-50)  # after Material's search plugin has added the page's entries
@@ -103,5 +114,6 @@ def on_post_build(config):
         doc["lang"] = language_of_url(doc["location"])
         if doc["location"].partition("#")[0] in NOTEBOOK_PAGES:
             doc["boost"] = doc.get("boost", 1) * NOTEBOOK_BOOST
+    index["docs"] = [anchor_words(doc) for doc in index["docs"]]
     index["config"]["query"] = query_rules()
     path.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
