@@ -128,6 +128,9 @@ SEARCH_CASES = [
     # quoted words: Material made each required, and a name no page has found nothing
     SearchCase("en", '"Missing key(s) in state_dict:" "module.0.weight"', "save-load.md"),
     SearchCase("en", 'torch.load("model.pt", map_location="cpu")', "save-load.md"),  # the GPU memory page came first
+    # a method typed as code: lunr drops "to"; docs/data/search.yml's ".to()" stands in (the MNIST page came first)
+    SearchCase("en", ".to() .cuda() .cpu()", "tensors.md"),  # its "moving between devices" compares the three
+    SearchCase("zh", ".to() .cuda() .cpu()", "tensors.md"),
 ]
 
 
@@ -197,8 +200,8 @@ SECTION_TOP = 3
 # what each language's search reaches per kind, (page first, section in the first links), where that is under
 # SEARCH_TARGET: the floor measured, rounded down, so that a change that loses ground fails
 SECTION_FLOORS = {
-    ("en", "section questions"): (0.88, 0.84),  # issue 25's target is 90 % for both; not met yet (39/44, 37/44)
-    ("zh", "section questions"): (0.80, 0.75),  # issue 25's target is 90 % for both; not met yet (32/40, 30/40)
+    ("en", "section questions"): (0.9, 0.88),  # issue 25's target is 90 % for both; not met yet (41/44, 39/44)
+    ("zh", "section questions"): (0.82, 0.77),  # issue 25's target is 90 % for both; not met yet (33/40, 31/40)
 }
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
 # 115 KiB Chinese for the pages, twice that with the notebook pages)

@@ -81,6 +81,10 @@ function rewrite(query) {
     for (const each of [word, ...synonyms[word.toLowerCase()] || []].flatMap(w => w.split(/\s+/)))
       for (const t of term(each)) terms.set(t.toLowerCase(), t)
   }
+  // a method typed as code (.to(), .to(device)): lunr drops its name "to" as a stop word, so the words
+  // the pages use for it (a synonym whose key is the method, docs/data/search.yml) stand in for it
+  for (const [method, more] of Object.entries(synonyms))
+    if (method.startsWith(".") && query.toLowerCase().includes(method.replace(/\)$/, ""))) more.forEach(add)
   for (const part of clean(query).replace(HAN, run => ` ${run} `).split(/\s+/)) {
     if (/^[+-]\p{L}/u.test(part)) terms.set(part.toLowerCase(), part) // lunr's +must -not: Material reads it
     else if (isStopWord(part.toLowerCase())) continue // before it is cut: PyTorch as well as pytorch
