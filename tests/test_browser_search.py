@@ -201,7 +201,7 @@ SECTION_TOP = 3
 # SEARCH_TARGET: the floor measured, rounded down, so that a change that loses ground fails
 SECTION_FLOORS = {
     ("en", "section questions"): (0.9, 0.88),  # issue 25's target is 90 % for both; not met yet (41/44, 39/44)
-    ("zh", "section questions"): (0.82, 0.77),  # issue 25's target is 90 % for both; not met yet (33/40, 31/40)
+    ("zh", "section questions"): (0.82, 0.82),  # issue 25's target is 90 % for both; not met yet (33/40, 33/40)
 }
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
 # 115 KiB Chinese for the pages, twice that with the notebook pages)
