@@ -228,8 +228,12 @@ def test_notebook_page_is_rendered_in_its_language(built_site, page):
 
 
 def test_every_notebook_page_is_in_the_nav_of_its_language_in_the_pages_order(built_site):
-    nav_order = [e for e in re.findall(r"^\s+- (?:[^:\n]+: )?([\w-]+)\.md$", (REPO / "mkdocs.yml").read_text(
-        encoding="utf-8"), re.M)]
+    def nav_files(items):  # the nav's files in order: an entry is "file", {title: "file"} or {title: [entries]}
+        for item in items:
+            for sub in (item.values() if isinstance(item, dict) else [item]):
+                yield from nav_files(sub) if isinstance(sub, list) else [sub]
+
+    nav_order = [name.removesuffix(".md") for name in nav_files(settings()["nav"]) if name.endswith(".md")]
     for lang in LANGUAGES:
         page_dir = _served(built_site, lang, "devices")
         html = (page_dir / "index.html").read_text(encoding="utf-8")
@@ -240,7 +244,7 @@ def test_every_notebook_page_is_in_the_nav_of_its_language_in_the_pages_order(bu
             _notebook_page(built_site, page).resolve() for page in with_code]
         # "<the page's heading> (notebook)" in the page's language
         for (_, text), page in zip(links, with_code, strict=True):
-            heading = re.search(r"^# (.+)$", page.read_text(encoding="utf-8").split("\n---\n", 1)[-1], re.M)[1]
+            heading = re.search(r"^# (.+)$", get_data(page.read_text(encoding="utf-8"))[0], re.M)[1]
             assert text == unescape(WORDS[lang]["page_title"].format(title=heading.strip())), page
 
 

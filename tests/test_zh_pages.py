@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from site_pages import FENCE, pages
+
 # proper names and titles a Chinese page writes in English, as their owners spell them
 NAMES = {
     "Understanding CUDA Memory Usage": "the title of PyTorch's page on the memory snapshot, linked by gpu-memory",
@@ -138,7 +140,6 @@ def test_every_allowed_name_is_on_a_chinese_page(built_site, name):
 # page has at most one, where Chinese keeps it too; a page that gains more was most likely written in English first.
 PRONOUN = re.compile(r"它们?")
 MOST_PRONOUNS_PER_PAGE = 2
-FENCE = re.compile(r"^( *)(`{3,}|~{3,}).*?^\1\2[ \t]*$", re.M | re.S)
 
 
 def prose_pronouns(markdown: str) -> int:
@@ -150,8 +151,7 @@ def test_the_pronoun_count_leaves_code_alone():
     assert prose_pronouns("它在这里。\n\n```python\n# 它\n```\n\n`它` 与它们") == 2
 
 
-@pytest.mark.parametrize("page", sorted((Path(__file__).parents[1] / "docs" / "zh").glob("*.md")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("page", pages("zh"), ids=lambda p: p.name)
 def test_chinese_page_does_not_lean_on_it(page):
-    assert prose_pronouns(page.read_text(encoding="utf-8")) <= MOST_PRONOUNS_PER_PAGE, \
+    assert prose_pronouns(page.text()) <= MOST_PRONOUNS_PER_PAGE, \
         f"{page.name}: 它 used like an English 'it' (name the thing, drop the subject, or put the topic first)"

@@ -279,17 +279,23 @@ def write_notebooks() -> list[Path]:
     return written
 
 
+def github_path(repo_url: str | None, notebook: str) -> str | None:
+    """owner/name/blob/<branch>/<notebook>: a committed notebook's address on GitHub, less the host; None for a
+    repository elsewhere or none (a local build). Colab and Kaggle both open a notebook from it."""
+    m = GITHUB.match(repo_url or "")
+    return f"{m[1]}/{m[2]}/blob/{BRANCH}/{notebook}" if m else None
+
+
 def colab_url(repo_url: str | None, notebook: str) -> str | None:
     """Colab's address of a committed notebook (its path in the repository), for a GitHub repository; else None."""
-    m = GITHUB.match(repo_url or "")
-    return f"https://colab.research.google.com/github/{m[1]}/{m[2]}/blob/{BRANCH}/{notebook}" if m else None
+    path = github_path(repo_url, notebook)
+    return f"https://colab.research.google.com/github/{path}" if path else None
 
 
 def kaggle_url(repo_url: str | None, notebook: str) -> str | None:
     """Kaggle's "open a notebook from GitHub" address of a committed notebook, for a GitHub repository; else None."""
-    m = GITHUB.match(repo_url or "")
-    github = f"https://github.com/{m[1]}/{m[2]}/blob/{BRANCH}/{notebook}" if m else None
-    return f"https://kaggle.com/kernels/welcome?src={github}" if github else None
+    path = github_path(repo_url, notebook)
+    return f"https://kaggle.com/kernels/welcome?src=https://github.com/{path}" if path else None
 
 
 def links_html(words: dict, view: str | None, download: str, repo_url: str | None, notebook: str) -> str:
