@@ -131,6 +131,14 @@ SEARCH_CASES = [
     # a method typed as code: lunr drops "to"; docs/data/search.yml's ".to()" stands in (the MNIST page came first)
     SearchCase("en", ".to() .cuda() .cpu()", "tensors.md"),  # its "moving between devices" compares the three
     SearchCase("zh", ".to() .cuda() .cpu()", "tensors.md"),
+    # a word docs/data/terms.yml keeps off the pages: the pages' term stands in (search_index.term_variants)
+    SearchCase("zh", "用梯度检查点节省显存", "gpu-memory.md"),  # the pages say 激活重计算; multi-gpu.md came first
+    SearchCase("zh", "页锁定内存", "performance.md"),
+    SearchCase("en", "input pipeline", "mnist.md"),
+    # a name from code, cut into common words by the index: the page that holds it whole comes first
+    # (docs/hooks/search_in_language.js: codeNames); the CUDA_VISIBLE_DEVICES section came first
+    SearchCase("en", "ROCm HIP_VISIBLE_DEVICES", "accelerators.md"),
+    SearchCase("zh", "ROCm 的 HIP_VISIBLE_DEVICES", "accelerators.md"),
 ]
 
 
@@ -200,8 +208,10 @@ SECTION_TOP = 3
 # what each language's search reaches per kind, (page first, section in the first links), where that is under
 # SEARCH_TARGET: the floor measured, rounded down, so that a change that loses ground fails
 SECTION_FLOORS = {
-    ("en", "section questions"): (0.9, 0.88),  # issue 25's target is 90 % for both; not met yet (41/44, 39/44)
-    ("zh", "section questions"): (0.82, 0.82),  # issue 25's target is 90 % for both; not met yet (33/40, 33/40)
+    # issue 25's target is 90 % for both; not met yet: en 106/120 and 99/120, zh 103/116 and 96/116. Each batch
+    # held out until the tuning before it had ended scored less at its one run (search_questions.yml)
+    ("en", "section questions"): (0.88, 0.82),
+    ("zh", "section questions"): (0.88, 0.82),
 }
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
 # 115 KiB Chinese for the pages, twice that with the notebook pages)

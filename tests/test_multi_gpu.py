@@ -572,3 +572,23 @@ def test_detail_crashes_ddp_on_gloo_in_torch_2_14_1():
     assert crashed.stdout.splitlines() == ["all_reduce: 1.0"]
     info = run_python(DDP_IN_A_WORLD_OF_ONE, CUDA_VISIBLE_DEVICES="", TORCH_DISTRIBUTED_DEBUG="INFO")
     assert info.splitlines() == ["all_reduce: 1.0", "DDP built"]
+
+
+NO_GROUP_YET = "Default process group has not been initialized, please make sure to call init_process_group."
+
+
+@pytest.mark.parametrize("needs_the_group", ["ddp", "sampler", "get_rank"])
+def test_what_needs_the_group_before_init_process_group_raises_the_page_s_error(needs_the_group):
+    """multi-gpu.md#ddp: DistributedDataParallel, DistributedSampler and dist.get_rank() before
+    init_process_group raise the ValueError whose text the page quotes."""
+    calls = {
+        "ddp": lambda: torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2)),
+        "sampler": lambda: torch.utils.data.DistributedSampler(list(range(4))),
+        "get_rank": torch.distributed.get_rank,
+    }
+    assert not torch.distributed.is_initialized()
+    with pytest.raises(ValueError) as error:
+        calls[needs_the_group]()
+    assert str(error.value) == NO_GROUP_YET
+    for lang in ("en", "zh"):
+        assert f"`ValueError: {NO_GROUP_YET}`" in (REPO / "docs" / lang / "multi-gpu.md").read_text(encoding="utf-8")

@@ -381,3 +381,15 @@ def test_gpu_blocks_sit_inside_an_admonition():
                 if not (line.startswith("    ") and opener.strip() == expected):
                     bare.append(f"{page.path.relative_to(REPO)}:{i + 1}: {opener.strip()!r}, not {expected!r}")
     assert not bare
+
+
+def test_search_puts_the_glossary_s_term_for_each_plain_variant():
+    """docs/data/terms.yml's variants that are words reach the search as words to replace; those written as
+    patterns do not (a reader does not type a lookbehind)."""
+    variants = search_index.term_variants()
+    assert variants["zh"]["梯度检查点"] == "激活重计算"
+    assert variants["en"]["input pipeline"] == "data pipeline"
+    patterns = [v for words in yaml.safe_load(search_index.TERMS.read_text(encoding="utf-8")).values()
+                for vs in words.values() for v in vs if not search_index.PLAIN.fullmatch(v)]
+    assert patterns and not {v.lower() for v in patterns} & {v for vs in variants.values() for v in vs}
+    assert search_index.query_rules()["zh"]["variants"] == variants["zh"]

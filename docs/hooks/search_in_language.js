@@ -39,6 +39,9 @@ const LOCATION = /^(?:[a-z][\w+.-]*:\/\/|[~.]{0,2}\/|[a-z]:\\|[^\s/\\]*[/\\][^\s
 const SIZE = /\b\d[\d.,]*\s*(?:[KMGTPE]i?B|bytes?)\b/gi
 // a number (3, 2.00, the 1 of cuda:1), a shape (896x28), an address (0x7f3a…): none says what went wrong
 const NUMBER = /^(?:\d[\d.,]*|\d+(?:x\d+)+|0x[\da-f]+)$/i
+// a message pasted from a terminal rather than a question typed: it names an exception or a warning, or runs
+// to a dozen words and more. Its numbers go; a question's stay (the 0 of "what does cuda:0 mean", sm_86).
+const MESSAGE = /\b\w+(?:Error|Exception|Warning)\b|\S+(?:\s+\S+){11}/
 // punctuation: every character but letters, digits, _ . ' + -, then the ' that quote rather than join
 // (can't), the + and - that are no operator (non-PyTorch, c++), the -- of an option (--device)
 const PUNCTUATION = /[^\p{L}\p{N}\s_.'+-]|(?<![\p{L}\p{N}])'|'(?![\p{L}\p{N}])|(?<=\S)[+-]+|[+-]+(?!\p{L})|(?:^|\s)-(?=-)/gu
@@ -46,11 +49,16 @@ const PUNCTUATION = /[^\p{L}\p{N}\s_.'+-]|(?<![\p{L}\p{N}])'|'(?![\p{L}\p{N}])|(
 // longer, rarer word weighs more. A word typed in full also goes in as itself, at twice the weight, so
 // that the page that says what the reader typed outranks one that only shares the word's beginning.
 const EXACT = "^2"
+// A synonym (docs/data/search.yml) goes in as itself, at half the weight of a word typed: the page that says
+// what the reader typed leads one that only says the synonym ("torch.compile 第一次运行很慢" found the
+// performance page, whose title is 慢's synonym 性能, before the torch.compile section that says 慢).
+const SYNONYM = "^0.5"
 
 let words = new Set() // the Chinese words of this language's index, as jieba cut them
 let separator = /\s+/ // the index's word separator, from its config
 let stopWords = new Set()
 let synonyms = {}
+let variants = [] // [pattern, term]: a word the glossary keeps off the pages, and the pages' word for it
 
 // Registered before Material's handler (importScripts below), so it sees each message first and may
 // change it in place.
@@ -66,26 +74,37 @@ function setUp(index) {
   const rules = (index.config.query || {})[language] || {}
   stopWords = new Set((rules.stop_words || []).map(word => word.toLowerCase()))
   synonyms = Object.fromEntries(Object.entries(rules.synonyms || {}).map(([k, v]) => [k.toLowerCase(), v]))
+  // plain words by construction (search_index.term_variants): nothing in them to escape
+  variants = Object.entries(rules.variants || {}).map(([variant, term]) => [new RegExp(
+    /\p{sc=Han}/u.test(variant) ? variant : `(?<![\\p{L}\\p{N}_])${variant}(?![\\p{L}\\p{N}_])`, "giu"), term])
   words = new Set([...Object.keys(synonyms), ...stopWords].filter(word => ONLY_HAN.test(word)))
   for (const doc of index.docs)
     for (const text of [doc.title, doc.text, doc.keywords])
       for (const [word] of (text || "").matchAll(HAN)) words.add(word) // jieba's words are U+200B-separated
 }
 
+let names = [] // the names of code that the query holds (see codeNames), for the results it gets
+
 function rewrite(query) {
+  // a variant of docs/data/terms.yml (梯度检查点, 批大小): the pages say the glossary's term instead
+  query = variants.reduce((text, [variant, term]) => text.replace(variant, ` ${term} `), query)
+  const cleaned = clean(query)
+  names = codeNames(cleaned) // not from a traceback's paths and frames, which clean() took out
   const terms = new Map() // term -> how lunr gets it; each once, however often the message repeats it
+  const message = MESSAGE.test(query)
   const add = word => {
     // a letter alone (the s of "Error(s)", the x of x.to()) would find every word that starts with it
-    if (word.length < 2 && !ONLY_HAN.test(word)) return
-    if (NUMBER.test(word) || isStopWord(word.toLowerCase())) return
-    for (const each of [word, ...synonyms[word.toLowerCase()] || []].flatMap(w => w.split(/\s+/)))
-      for (const t of term(each)) terms.set(t.toLowerCase(), t)
+    if (word.length < 2 && !ONLY_HAN.test(word) && (message || !/\d/.test(word))) return
+    if ((message && NUMBER.test(word)) || isStopWord(word.toLowerCase())) return
+    for (const t of term(word)) terms.set(t.toLowerCase(), t)
+    for (const each of (synonyms[word.toLowerCase()] || []).flatMap(w => w.split(/\s+/)))
+      terms.set(`${each}${SYNONYM}`.toLowerCase(), `${each}${SYNONYM}`)
   }
   // a method typed as code (.to(), .to(device)): lunr drops its name "to" as a stop word, so the words
   // the pages use for it (a synonym whose key is the method, docs/data/search.yml) stand in for it
   for (const [method, more] of Object.entries(synonyms))
     if (method.startsWith(".") && query.toLowerCase().includes(method.replace(/\)$/, ""))) more.forEach(add)
-  for (const part of clean(query).replace(HAN, run => ` ${run} `).split(/\s+/)) {
+  for (const part of cleaned.replace(HAN, run => ` ${run} `).split(/\s+/)) {
     if (/^[+-]\p{L}/u.test(part)) terms.set(part.toLowerCase(), part) // lunr's +must -not: Material reads it
     else if (isStopWord(part.toLowerCase())) continue // before it is cut: PyTorch as well as pytorch
     else if (ONLY_HAN.test(part)) segment(part).forEach(add)
@@ -134,6 +153,7 @@ function isStopWord(word) {
 // also goes in as itself (EXACT).
 function term(word) {
   if (ONLY_HAN.test(word) && word.length === 1) return [words.has(word) ? `${word}^1` : word]
+  if (/^\d$/.test(word)) return [`${word}^1`] // a device's index (cuda:0): itself, not every number it starts
   const prefix = /^[a-z]{2,}[^s]s$/i.test(word) ? word.slice(0, -1) : word
   return word.length > 1 ? [prefix, `${word}${EXACT}`] : [prefix]
 }
@@ -178,7 +198,7 @@ self.postMessage = message => {
 function bestSectionFirst(group) {
   const sections = group.filter(item => item.location.includes("#"))
   if (!sections.length) return
-  sections.forEach(item => (item.rank = item.score * (1 + headingShare(item))))
+  sections.forEach(item => (item.rank = item.score * (1 + headingShare(item)) * (1 + NAME * nameShare(item))))
   const best = sections.reduce((a, b) => (b.rank > a.rank ? b : a))
   group.splice(group.indexOf(best), 1)
   group.unshift(best)
@@ -194,9 +214,48 @@ function bestSectionFirst(group) {
 // names as a whole still does, its entry keeping Material's bonus. PAGE_WEIGHT was weighed on the first half
 // of tests/data/search_questions.yml's questions (0.3 to 1; the larger of the two instead of their sum).
 const PAGE_WEIGHT = 0.5
+const PHRASE = 0.5
 function pageRank(group) {
   const page = group.find(item => !item.location.includes("#"))
-  return (page ? page.score : 0) * PAGE_WEIGHT + (group[0].location.includes("#") ? group[0].score : 0)
+  const best = group[0].location.includes("#")
+    ? group[0].score * (1 + PHRASE * phraseShare(group[0])) * (1 + NAME * nameShare(group[0])) : 0
+  return (page ? page.score : 0) * PAGE_WEIGHT + best
+}
+
+// A name from code (HIP_VISIBLE_DEVICES, torch.cuda.get_device_name) reaches the index cut into its words, and
+// the common ones (visible, devices; device, name) outweighed the rare: the section about CUDA_VISIBLE_DEVICES
+// led the one about HIP_VISIBLE_DEVICES. A section (and its page) that holds the name whole, in its prose or
+// its code, counts up to NAME times more. A dotted name also counts as its last two parts (cuda.get_device_name
+// for torch.cuda.get_device_name), and as its last part where that is a name of its own (get_device_name).
+const NAME = 1
+const CODE_NAME = /[a-z_][\w]*(?:[._][\w]+)+/gi
+function codeNames(query) {
+  const found = new Map() // a name -> the forms a page may write it in; each name once
+  for (const [name] of query.matchAll(CODE_NAME)) {
+    if (!/[a-z]/i.test(name) || name.length < 6) continue
+    const parts = name.toLowerCase().split(".")
+    found.set(parts.join("."), [parts.join("."), parts.slice(-2).join("."), parts.at(-1).includes("_") && parts.at(-1)]
+      .filter(Boolean))
+  }
+  return [...found.values()]
+}
+function nameShare(item) {
+  if (!names.length) return 0
+  const text = [item.title, item.text, item.code].map(t => String(t || "").replace(/<\/?mark>/g, "")).join(" ")
+    .toLowerCase()
+  return names.filter(forms => forms.some(form => text.includes(form))).length / names.length
+}
+
+// two marked words with nothing between them but spaces, or one short unmarked word (in, of, the; 的, 在)
+const MARKED_PAIR = /<mark>([^<]*)<\/mark>[\s\u200b]*(?:(?:[a-z]{1,3}|\p{sc=Han})[\s\u200b]*)?(?=<mark>([^<]*)<\/mark>)/giu
+function phraseShare(item) {
+  const asked = Object.keys(item.terms || {}).length
+  if (asked < 2) return 0
+  const pairs = new Set()
+  for (const text of [item.title, item.text])
+    for (const m of String(text).matchAll(MARKED_PAIR))
+      if (m[1].toLowerCase() !== m[2].toLowerCase()) pairs.add(`${m[1]} ${m[2]}`.toLowerCase())
+  return Math.min(1, pairs.size / (asked - 1))
 }
 
 // The share of the query's words that a result's heading holds: its words that Material marked.

@@ -37,6 +37,8 @@ jieba.setLogLevel("WARNING")  # its "Building prefix dict" lines in every build 
 SNIPPET_SOURCE = re.compile(r"(snippets/[\w./-]+\.py[^<]*)<pre><code>(.*?)</code></pre>", re.S)
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # the Han script, as far as the pages use it
 SEARCH_RULES = REPO / "docs" / "data" / "search.yml"
+TERMS = REPO / "docs" / "data" / "terms.yml"
+PLAIN = re.compile(r"\w+(?: \w+)*")  # a word, or words with single spaces between: no regular-expression syntax
 # kept out of docs/overrides/: mkdocs-static-i18n maps the theme's static files there onto docs/ and
 # fails to copy them; written next to Material's worker, whose "../lunr" it shares
 WORKER = Path(__file__).with_name("search_in_language.js")
@@ -58,7 +60,19 @@ def query_rules() -> dict:
     unknown = set(rules) - set(LANGUAGES)
     if unknown:
         raise PluginError(f"docs/data/search.yml: field '{sorted(unknown)[0]}': not a language of the site")
+    for lang, variants in term_variants().items():
+        rules.setdefault(lang, {})["variants"] = variants
     return rules
+
+
+def term_variants() -> dict[str, dict[str, str]]:
+    """Per language, each variant of docs/data/terms.yml that is a plain word or phrase -> the term the pages
+    use instead. The pages never say a variant (tests/test_glossary.py), so a reader who types one
+    (梯度检查点, 批大小, input pipeline) finds only what shares its parts by chance; the worker wrapper puts the
+    pages' term in its place. The variants written as patterns (lookarounds, alternatives) are left out."""
+    terms = parse_yaml(TERMS.read_text(encoding="utf-8"), "docs/data/terms.yml") or {}
+    return {lang: {variant.lower(): term for term, variants in (words or {}).items() for variant in variants or []
+                   if PLAIN.fullmatch(variant)} for lang, words in terms.items()}
 
 
 def cut_chinese(text: str) -> str:
@@ -96,8 +110,16 @@ def on_page_context(context, page, config, nav):
     entry = next((e for e in reversed(plugin.search_index.entries) if e["location"] == page.url), None)
     if entry is None:
         raise PluginError(f"{page.file.src_uri}: has keywords but no search entry of its own")
-    entry["keywords"] = cut_chinese(", ".join(keywords))
+    entry["keywords"] = keyword_words(keywords)
     return context
+
+
+def keyword_words(keywords: list[str]) -> str:
+    """A page's keywords as the index gets them: cut as the text is, each word once. A word that several
+    keywords share ("多卡训练", "分片训练") says no more about the page for being repeated, and counted as
+    often as repeated it lifted the page for any question with that common word in it."""
+    words = re.split(r"[\s,\u200b]+", cut_chinese(", ".join(keywords)))
+    return " ".join(dict.fromkeys(word for word in words if word))
 
 
 @event_priority(-110)  # after mkdocs-static-i18n (-100) has written the index of all languages
