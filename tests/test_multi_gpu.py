@@ -276,31 +276,61 @@ parameters identical on all ranks: True
 loss fell: True"""
 
 
-# The page's script, run by torchrun as a module whose main() is followed by a look at the process's threads.
+# A page's script, run by torchrun as a module whose main() is followed by a look at the process's threads.
 # Each rank writes its own file: two ranks printing to one pipe can run their lines together.
 THREADS_AFTER_MAIN = """\
 import os, pathlib, runpy, sys
-runpy.run_path("snippets/multi_gpu/ddp_train.py")["main"]()
+runpy.run_path(sys.argv[2])["main"]()
 names = sorted(open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task"))
 pathlib.Path(sys.argv[1], f"threads-{os.environ['RANK']}.txt").write_text(repr(names))
 """
 
+# every script on the pages that starts a process group under torchrun
+TORCHRUN_SCRIPTS = ["ddp_train.py", "ddp_no_sync.py", "ddp_unused.py", "sync_batchnorm.py", "fsdp_train.py"]
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads thread names from /proc")
-def test_no_gloo_thread_outlives_destroy_process_group(tmp_path):
-    # The cause of the teardown abort (issue 21): DDP's constructor imports torch.distributed.nn, whose functions
-    # keep the default group as a default argument, so imported after init_process_group it keeps the group
-    # alive and Gloo's threads (pt_gloo_runloop, gloo_tcp_loop) run on into interpreter shutdown, where one of
-    # them can die mid-cleanup. The script imports it first: after main() only the main thread is left.
+
+def gloo_threads_after_main(script: pathlib.Path, tmp_path) -> list[list[str]]:
+    """The Gloo threads each of two torchrun ranks still has once the script's main() has returned."""
     probe = tmp_path / "threads_after_main.py"
     probe.write_text(THREADS_AFTER_MAIN)
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "--log-dir",
-               str(tmp_path / "logs"), str(probe), str(tmp_path)]
+               str(tmp_path / "logs"), str(probe), str(tmp_path), str(script)]
     done = subprocess.run(command, cwd=REPO, env=dict(os.environ, CUDA_VISIBLE_DEVICES=""), capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    thread_lists = [(tmp_path / f"threads-{rank}.txt").read_text() for rank in (0, 1)]
-    assert thread_lists == ["['python']"] * 2  # each rank: only its main thread is left
+    names = [ast.literal_eval((tmp_path / f"threads-{rank}.txt").read_text()) for rank in (0, 1)]
+    return [[name for name in rank_names if "gloo" in name] for rank_names in names]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads thread names from /proc")
+@pytest.mark.parametrize("script", TORCHRUN_SCRIPTS)
+def test_no_gloo_thread_outlives_destroy_process_group(script, tmp_path):
+    # The cause of the teardown abort (issue 21, and the FSDP abort a CI run met): when something still holds the
+    # process group, destroy_process_group() cannot free it, and Gloo's threads (pt_gloo_runloop, gloo_tcp_loop)
+    # run on into interpreter shutdown. There, one of them freeing the last collective's tensors needs the
+    # interpreter, is stopped with pthread_exit inside a C++ destructor, and the process aborts with "terminate
+    # called without an active exception" (a core dump's backtrace: ProcessGroupGloo::runLoop ->
+    # ~AsyncBarrierWork -> ~AsyncAllgatherCoalescedWork -> decref -> take_gil -> PyThread_exit_thread). How often
+    # depends on the machine's load; whether the threads are gone does not: after main() only the main thread
+    # may talk Gloo.
+    assert gloo_threads_after_main(REPO / "snippets/multi_gpu" / script, tmp_path) == [[], []]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads thread names from /proc")
+@pytest.mark.parametrize(
+    "line",
+    ["    gc.collect()\n", '    getattr(mesh, "_pg_registry", {}).clear()\n'],
+    ids=["without gc.collect", "without emptying the mesh's registry"],
+)
+def test_each_line_of_the_fsdp_teardown_is_needed(line, tmp_path):
+    # FSDP's state sits in reference cycles that hold the group, and DTensor's caches (torch 2.14) keep the
+    # mesh, whose registry holds it too: without either line the Gloo threads outlive main(). When a torch
+    # release frees them by itself, this fails and the line can go.
+    script = (REPO / "snippets/multi_gpu/fsdp_train.py").read_text(encoding="utf-8")
+    assert script.count(line) == 1
+    without = tmp_path / "fsdp_train.py"
+    without.write_text(script.replace(line, ""), encoding="utf-8")
+    assert all(gloo_threads_after_main(without, tmp_path))
 
 
 def test_without_the_early_import_the_group_outlives_destroy_process_group():
@@ -484,6 +514,7 @@ def test_fully_shard_wants_more_than_the_root():
 
 
 FSDP_AVERAGES = """\
+import gc
 import torch, torch.distributed as dist
 import torch.distributed.nn
 from torch import nn
@@ -495,7 +526,8 @@ torch.manual_seed(0)
 model = nn.Linear(4, 2, bias=False)
 alone = nn.Linear(4, 2, bias=False)
 alone.load_state_dict(model.state_dict())
-fully_shard(model, mesh=init_device_mesh("cpu", (2,)))
+mesh = init_device_mesh("cpu", (2,))
+fully_shard(model, mesh=mesh)
 x = torch.randn(3, 4)  # the same batch on both ranks: the average is one rank's gradient, the sum twice it
 model(x).sum().backward()
 alone(x).sum().backward()
@@ -504,9 +536,11 @@ right = torch.tensor([int(mine.shape == (1, 4) and torch.allclose(mine, alone.we
 dist.all_reduce(right)  # one rank prints: two ranks printing to one pipe can run their lines together
 if rank == 0:
     print("ranks with their own row of the averaged gradient:", right.item())
-del model
+del model, mine  # then the page's FSDP teardown: nothing may hold the group when it goes
+gc.collect()
 dist.barrier()
 dist.destroy_process_group()
+mesh._pg_registry.clear()
 """
 
 

@@ -4,6 +4,7 @@
 torchrun --standalone --nproc-per-node=2 snippets/multi_gpu/fsdp_train.py
 """
 
+import gc
 import os
 import sys
 
@@ -17,7 +18,7 @@ from torch.distributed.checkpoint.state_dict import (
     StateDictOptions,
     get_model_state_dict,
 )
-from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
 from torch.distributed.fsdp import fully_shard
 
 
@@ -36,14 +37,25 @@ def main() -> None:
     else:
         device = torch.device("cpu")
         dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    mesh = init_device_mesh(device.type, (dist.get_world_size(),))
+    train(mesh, device)
+    # Before tearing the group down, nothing may still hold it (see the page):
+    # FSDP's state sits in reference cycles, so collect them ...
+    gc.collect()
+    dist.barrier()
+    dist.destroy_process_group()
+    # ... and DTensor's caches keep the mesh, whose registry holds the group
+    # (torch 2.14): empty it, so the group goes now, not at interpreter exit.
+    getattr(mesh, "_pg_registry", {}).clear()
 
+
+def train(mesh: DeviceMesh, device: torch.device) -> None:
+    rank = dist.get_rank()
     torch.manual_seed(0)  # every rank builds the same model ...
     model = nn.Sequential(block(), block(), block(), nn.Linear(64, 2))
     total = sum(p.numel() for p in model.parameters())
     # Shard each block, then the root (which takes what is left: the last
     # layer). fully_shard moves the shards to the mesh's device.
-    mesh = init_device_mesh(device.type, (world,))
     for layer in model[:-1]:
         fully_shard(layer, mesh=mesh)
     fully_shard(model, mesh=mesh)
@@ -72,9 +84,6 @@ def main() -> None:
         whole = sum(t.numel() for t in state.values())
         print("full state dict on rank 0:", whole == total)
         print("loss fell:", losses[-1] < losses[0])
-    del model, optimizer
-    dist.barrier()
-    dist.destroy_process_group()
 
 
 # --8<-- [end:program]
