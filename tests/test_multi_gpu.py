@@ -285,8 +285,21 @@ names = sorted(open(f"/proc/self/task/{t}/comm").read().strip() for t in os.list
 pathlib.Path(sys.argv[1], f"threads-{os.environ['RANK']}.txt").write_text(repr(names))
 """
 
-# every script on the pages that starts a process group under torchrun
-TORCHRUN_SCRIPTS = ["ddp_train.py", "ddp_no_sync.py", "ddp_unused.py", "sync_batchnorm.py", "fsdp_train.py"]
+
+
+def torchrun_scripts() -> list[str]:
+    """Every script a page starts with torchrun (a command, not a backticked word) that opens a process group."""
+    shown = "".join(page.read_text(encoding="utf-8") for page in sorted((REPO / "docs").glob("*/*.md")))
+    named = set(re.findall(r"torchrun\b[^`]*?(snippets/[\w/]+\.py)", shown))
+    return sorted(name for name in named if "init_process_group(" in (REPO / name).read_text(encoding="utf-8"))
+
+
+TORCHRUN_SCRIPTS = torchrun_scripts()
+
+
+def test_the_teardown_check_finds_the_pages_torchrun_scripts():
+    assert {"snippets/multi_gpu/ddp_train.py", "snippets/multi_gpu/fsdp_train.py"} <= set(TORCHRUN_SCRIPTS)
+    assert len(TORCHRUN_SCRIPTS) >= 5
 
 
 def gloo_threads_after_main(script: pathlib.Path, tmp_path) -> list[list[str]]:
@@ -313,7 +326,7 @@ def test_no_gloo_thread_outlives_destroy_process_group(script, tmp_path):
     # ~AsyncBarrierWork -> ~AsyncAllgatherCoalescedWork -> decref -> take_gil -> PyThread_exit_thread). How often
     # depends on the machine's load; whether the threads are gone does not: after main() only the main thread
     # may talk Gloo.
-    assert gloo_threads_after_main(REPO / "snippets/multi_gpu" / script, tmp_path) == [[], []]
+    assert gloo_threads_after_main(REPO / script, tmp_path) == [[], []]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads thread names from /proc")
