@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from site_build import finished
-from site_pages import REPO
+from site_pages import REPO, fences, pages
 from snippet_runs import run_snippet
 
 
@@ -286,11 +286,10 @@ pathlib.Path(sys.argv[1], f"threads-{os.environ['RANK']}.txt").write_text(repr(n
 """
 
 
-
 def torchrun_scripts() -> list[str]:
-    """Every script a page starts with torchrun (a command, not a backticked word) that opens a process group."""
-    shown = "".join(page.read_text(encoding="utf-8") for page in sorted((REPO / "docs").glob("*/*.md")))
-    named = set(re.findall(r"torchrun\b[^`]*?(snippets/[\w/]+\.py)", shown))
+    """Every script that a page's runnable torchrun block starts and that opens a process group."""
+    named = {name for page in pages() for fence in fences(page.text()) if fence.runs and "torchrun" in fence.code
+             for name in re.findall(r"snippets/[\w/]+\.py", fence.code)}
     return sorted(name for name in named if "init_process_group(" in (REPO / name).read_text(encoding="utf-8"))
 
 

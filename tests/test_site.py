@@ -393,3 +393,12 @@ def test_search_puts_the_glossary_s_term_for_each_plain_variant():
                 for vs in words.values() for v in vs if not search_index.PLAIN.fullmatch(v)]
     assert patterns and not {v.lower() for v in patterns} & {v for vs in variants.values() for v in vs}
     assert search_index.query_rules()["zh"]["variants"] == variants["zh"]
+
+
+def test_a_malformed_terms_file_stops_the_build_naming_its_field(tmp_path, monkeypatch):
+    # the search reads docs/data/terms.yml at build time: a variant list written as one string is refused
+    broken = tmp_path / "terms.yml"
+    broken.write_text("zh:\n  轮: 周期\n", encoding="utf-8")
+    monkeypatch.setattr(search_index, "TERMS", broken)
+    with pytest.raises(PluginError, match=r"^terms\.yml: field 'zh\.轮': '周期' is not of type 'array'$"):
+        search_index.term_variants()

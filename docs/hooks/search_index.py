@@ -29,7 +29,7 @@ import jieba
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from site_pages import LANGUAGES, REPO, language_of_url, parse_yaml
+from site_pages import LANGUAGES, REPO, language_of_url, load_data, parse_yaml
 
 jieba.setLogLevel("WARNING")  # its "Building prefix dict" lines in every build say nothing
 
@@ -38,6 +38,7 @@ SNIPPET_SOURCE = re.compile(r"(snippets/[\w./-]+\.py[^<]*)<pre><code>(.*?)</code
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # the Han script, as far as the pages use it
 SEARCH_RULES = REPO / "docs" / "data" / "search.yml"
 TERMS = REPO / "docs" / "data" / "terms.yml"
+TERMS_SCHEMA = REPO / "docs" / "data" / "terms.schema.json"
 PLAIN = re.compile(r"\w+(?: \w+)*")  # a word, or words with single spaces between: no regular-expression syntax
 # kept out of docs/overrides/: mkdocs-static-i18n maps the theme's static files there onto docs/ and
 # fails to copy them; written next to Material's worker, whose "../lunr" it shares
@@ -70,8 +71,8 @@ def term_variants() -> dict[str, dict[str, str]]:
     use instead. The pages never say a variant (tests/test_glossary.py), so a reader who types one
     (梯度检查点, 批大小, input pipeline) finds only what shares its parts by chance; the worker wrapper puts the
     pages' term in its place. The variants written as patterns (lookarounds, alternatives) are left out."""
-    terms = parse_yaml(TERMS.read_text(encoding="utf-8"), "docs/data/terms.yml") or {}
-    return {lang: {variant.lower(): term for term, variants in (words or {}).items() for variant in variants or []
+    terms = load_data(TERMS, TERMS_SCHEMA)
+    return {lang: {variant.lower(): term for term, variants in words.items() for variant in variants
                    if PLAIN.fullmatch(variant)} for lang, words in terms.items()}
 
 
