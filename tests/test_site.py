@@ -333,12 +333,24 @@ def test_a_malformed_data_file_stops_the_build_with_one_line(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-def test_malformed_search_rules_stop_the_build_with_one_line(tmp_path, monkeypatch):
-    rules = tmp_path / "search.yml"
-    rules.write_text("zh:\n  stop_words: [的\n", encoding="utf-8")
-    monkeypatch.setattr(search_index, "SEARCH_RULES", rules)
-    with pytest.raises(PluginError, match=r"^docs/data/search\.yml: not valid YAML \(.*line 3"):
-        search_index.query_rules()
+# the files the search reads at build time, broken: (the module's name for it, its text, what the one line says)
+BROKEN_SEARCH_DATA = {
+    "search rules, not YAML": ("SEARCH_RULES", "zh:\n  stop_words: [的\n",
+                               r"^docs/data/search\.yml: not valid YAML \(.*line 3"),
+    # a variant list written as one string
+    "terms, a variant not in a list": ("TERMS", "zh:\n  轮: 周期\n",
+                                       r"^terms\.yml: field 'zh\.轮': '周期' is not of type 'array'$"),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN_SEARCH_DATA)
+def test_malformed_search_data_stops_the_build_with_one_line(case, tmp_path, monkeypatch):
+    name, text, message = BROKEN_SEARCH_DATA[case]
+    broken = tmp_path / getattr(search_index, name).name
+    broken.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(search_index, name, broken)
+    with pytest.raises(PluginError, match=message):
+        search_index.query_rules()  # which reads both
 
 
 def test_ruff_is_clean():
@@ -393,12 +405,3 @@ def test_search_puts_the_glossary_s_term_for_each_plain_variant():
                 for vs in words.values() for v in vs if not search_index.PLAIN.fullmatch(v)]
     assert patterns and not {v.lower() for v in patterns} & {v for vs in variants.values() for v in vs}
     assert search_index.query_rules()["zh"]["variants"] == variants["zh"]
-
-
-def test_a_malformed_terms_file_stops_the_build_naming_its_field(tmp_path, monkeypatch):
-    # the search reads docs/data/terms.yml at build time: a variant list written as one string is refused
-    broken = tmp_path / "terms.yml"
-    broken.write_text("zh:\n  轮: 周期\n", encoding="utf-8")
-    monkeypatch.setattr(search_index, "TERMS", broken)
-    with pytest.raises(PluginError, match=r"^terms\.yml: field 'zh\.轮': '周期' is not of type 'array'$"):
-        search_index.term_variants()
