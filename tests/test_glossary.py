@@ -140,7 +140,7 @@ def data_texts(lang: str) -> dict[str, list[tuple[str, str]]]:
     """(where, text) of what a reader of lang meets outside the pages' Markdown, by kind: the code comments a page
     shows in lang (docs/data/comments/<lang>/, values), the hooks' words (docs/data/text/<lang>/) and their templates
     written for lang (docs/overrides/<hook>/*.<lang>.md, line by line), and the lang text of the errata (title, claim,
-    truth) and of the verification notes."""
+    truth) and of the verification notes; and the sections' search keywords (docs/data/section_keywords.yml)."""
     data = DOCS / "data"
     return {
         "templates": [(f"{path.relative_to(REPO)}:{number}", line)
@@ -156,6 +156,10 @@ def data_texts(lang: str) -> dict[str, list[tuple[str, str]]]:
                    for erratum in _load(path) for field in ("title", "claim", "truth")],
         "notes": [(f"docs/data/verification-notes.yml: {note['test']}", note["note"][lang])
                   for note in _load(data / "verification-notes.yml")],
+        # not shown, but searched with: a variant typed is searched as the pages' term (search_index.term_variants),
+        # so a keyword that says a variant could never match
+        "section keywords": strings_in((_load(data / "section_keywords.yml") or {}).get(lang),
+                                       f"docs/data/section_keywords.yml: {lang}"),
     }
 
 
@@ -175,7 +179,8 @@ def test_the_data_a_reader_meets_uses_one_word_per_idea(lang):
 def test_the_data_check_reads_every_kind_of_data_and_every_string_in_it():
     texts = data_texts("zh")
     counts = {kind: len(found) for kind, found in texts.items()}
-    assert all(counts[kind] > 3 for kind in ("templates", "comments", "text", "errata", "notes")), counts
+    assert all(counts[kind] > 3 for kind in ("templates", "comments", "text", "errata", "notes",
+                                                        "section keywords")), counts
     nested = {"a": ["一个周期", {"b": "批大小"}], "n": 3}
     assert strings_in(nested, "x.yml") == [("x.yml.a[0]", "一个周期"), ("x.yml.a[1].b", "批大小")]
     assert [found for where, text in strings_in(nested, "x") for _, found, _ in rejected_words(text, "zh")] == [

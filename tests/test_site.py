@@ -353,6 +353,23 @@ def test_malformed_search_data_stops_the_build_with_one_line(case, tmp_path, mon
         search_index.query_rules()  # which reads both
 
 
+def test_malformed_section_keywords_stop_the_build_with_one_line(tmp_path, monkeypatch):
+    """docs/data/section_keywords.yml with one section's words written as a string, then naming a section that
+    the page lacks (an anchor renamed): each is one PluginError line naming the field."""
+    broken = tmp_path / "section_keywords.yml"
+    broken.write_text("zh:\n  devices.md:\n    which-gpu: 显卡型号\n", encoding="utf-8")
+    monkeypatch.setattr(search_index, "SECTION_KEYWORDS", broken)
+    with pytest.raises(PluginError, match=r"^section_keywords\.yml: field 'zh\.devices\.md\.which-gpu': "
+                                          r"'显卡型号' is not of type 'array'$"):
+        search_index.section_keywords()
+    docs = [{"location": "zh/devices/#which-gpu", "lang": "zh", "text": ""}]
+    with pytest.raises(PluginError, match=r"^docs/data/section_keywords\.yml: field 'zh\.devices\.md\.which-gpus': "
+                                          r"docs/zh/devices\.md has no section #which-gpus$"):
+        search_index.add_section_keywords(docs, {"zh": {"devices.md": {"which-gpus": ["显卡型号"]}}})
+    search_index.add_section_keywords(docs, {"zh": {"devices.md": {"which-gpu": ["显卡型号", "GPU 型号"]}}})
+    assert docs[0]["section_keywords"] == "显卡 型号 GPU"  # cut as the text is, each word once
+
+
 def test_ruff_is_clean():
     result = subprocess.run([sys.executable, "-m", "ruff", "check", "snippets", "tests", "docs/hooks"],
                             cwd=REPO, capture_output=True, text=True)

@@ -10,7 +10,9 @@ inside the index that reaches it:
 - `config.query` holds, per language, the stop words and synonyms of `docs/data/search.yml`;
 - a page's `keywords` (front matter: the words readers use for what the page teaches, where the page
   itself uses others) go into the `keywords` field of its first entry, which mkdocs.yml declares as a
-  search field; Chinese keywords are cut by jieba, as Material cuts the text.
+  search field; Chinese keywords are cut by jieba, as Material cuts the text;
+- a section's keywords (docs/data/section_keywords.yml: the same, for what one section answers) go into
+  the `section_keywords` field of that section's entry, cut the same way.
 
 The index is also shaped for the reader's query (the worker wrapper does the rest): the snippets' source
 goes from `text` into a `code` field of its own, weighed lower (split_code), the notebook pages,
@@ -29,7 +31,7 @@ import jieba
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from site_pages import LANGUAGES, REPO, language_of_url, load_data, parse_yaml
+from site_pages import LANGUAGES, REPO, Page, language_of_url, load_data, parse_yaml
 
 jieba.setLogLevel("WARNING")  # its "Building prefix dict" lines in every build say nothing
 
@@ -39,6 +41,8 @@ HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # the Han scrip
 SEARCH_RULES = REPO / "docs" / "data" / "search.yml"
 TERMS = REPO / "docs" / "data" / "terms.yml"
 TERMS_SCHEMA = REPO / "docs" / "data" / "terms.schema.json"
+SECTION_KEYWORDS = REPO / "docs" / "data" / "section_keywords.yml"
+SECTION_KEYWORDS_SCHEMA = REPO / "docs" / "data" / "section_keywords.schema.json"
 PLAIN = re.compile(r"\w+(?: \w+)*")  # a word, or words with single spaces between: no regular-expression syntax
 # kept out of docs/overrides/: mkdocs-static-i18n maps the theme's static files there onto docs/ and
 # fails to copy them; written next to Material's worker, whose "../lunr" it shares
@@ -138,5 +142,29 @@ def on_post_build(config):
         if doc["location"].partition("#")[0] in NOTEBOOK_PAGES:
             doc["boost"] = doc.get("boost", 1) * NOTEBOOK_BOOST
     index["docs"] = [anchor_words(doc) for doc in index["docs"]]
+    add_section_keywords(index["docs"], section_keywords())
     index["config"]["query"] = query_rules()
     path.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
+
+
+def section_keywords() -> dict:
+    """docs/data/section_keywords.yml, checked against its schema: language -> page -> anchor -> words."""
+    return load_data(SECTION_KEYWORDS, SECTION_KEYWORDS_SCHEMA)
+
+
+def add_section_keywords(docs: list[dict], keywords: dict) -> None:
+    """Each section's keywords (docs/data/section_keywords.yml: language -> page -> anchor -> words) into the
+    `section_keywords` field of its entry, as keyword_words cuts them. An anchor that no entry has (renamed,
+    or its language's page lacks it) stops the build, naming the field: it would otherwise find nothing, unseen."""
+    if unknown := sorted(set(keywords) - set(LANGUAGES)):
+        raise PluginError(f"docs/data/section_keywords.yml: field '{unknown[0]}': not a language of the site")
+    entries = {doc["location"]: doc for doc in docs}
+    built = {doc["lang"] for doc in docs}  # mkdocs-static-i18n ends a build per language: the index grows
+    for lang, by_page in ((lang, by_page) for lang, by_page in keywords.items() if lang in built):
+        for name, sections in by_page.items():
+            for anchor, words in sections.items():
+                doc = entries.get(f"{Page(lang, name).url}#{anchor}")
+                if doc is None:
+                    raise PluginError(f"docs/data/section_keywords.yml: field '{lang}.{name}.{anchor}': "
+                                      f"docs/{lang}/{name} has no section #{anchor}")
+                doc["section_keywords"] = keyword_words(words)
