@@ -139,6 +139,9 @@ SEARCH_CASES = [
     # (docs/hooks/search_in_language.js: codeNames); the CUDA_VISIBLE_DEVICES section came first
     SearchCase("en", "ROCm HIP_VISIBLE_DEVICES", "accelerators.md"),
     SearchCase("zh", "ROCm 的 HIP_VISIBLE_DEVICES", "accelerators.md"),
+    # a name four paragraphs into its section, past the teaser that a result carries: the whole entry is read
+    # (search_in_language.js: nameShare); the install page came first
+    SearchCase("en", "torch.cuda.is_bf16_supported", "mixed-precision.md"),
 ]
 
 
@@ -208,10 +211,11 @@ SECTION_TOP = 3
 # what each language's search reaches per kind, (page first, section in the first links), where that is under
 # SEARCH_TARGET: the floor measured, rounded down, so that a change that loses ground fails
 SECTION_FLOORS = {
-    # issue 25's target is 90 % for both; not met yet: en 120/134 and 114/134, zh 117/130 and 110/130. Each batch
-    # held out until the tuning before it had ended scored less at its one run (search_questions.yml)
-    ("en", "section questions"): (0.89, 0.85),
-    ("zh", "section questions"): (0.90, 0.84),
+    # issue 25's target is 90 % for both; the section's is not met yet: en 121/134 and 115/134, zh 119/130 and
+    # 112/130. Each batch held out until the tuning before it had ended scored less at its one run
+    # (search_questions.yml)
+    ("en", "section questions"): (0.90, 0.85),
+    ("zh", "section questions"): (0.91, 0.86),
 }
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
 # 115 KiB Chinese for the pages, twice that with the notebook pages)

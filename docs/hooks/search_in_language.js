@@ -58,6 +58,7 @@ let words = new Set() // the Chinese words of this language's index, as jieba cu
 let separator = /\s+/ // the index's word separator, from its config
 let stopWords = new Set()
 let synonyms = {}
+let wholeTexts = new Map() // location -> its title, text and code, lower case (see nameShare)
 let variants = [] // [pattern, term]: a word the glossary keeps off the pages, and the pages' word for it
 
 // Registered before Material's handler (importScripts below), so it sees each message first and may
@@ -77,6 +78,7 @@ function setUp(index) {
   // plain words by construction (search_index.term_variants): nothing in them to escape
   variants = Object.entries(rules.variants || {}).map(([variant, term]) => [new RegExp(
     /\p{sc=Han}/u.test(variant) ? variant : `(?<![\\p{L}\\p{N}_])${variant}(?![\\p{L}\\p{N}_])`, "giu"), term])
+  wholeTexts = new Map(index.docs.map(doc => [doc.location, [doc.title, doc.text, doc.code].join(" ").toLowerCase()]))
   words = new Set([...Object.keys(synonyms), ...stopWords].filter(word => ONLY_HAN.test(word)))
   for (const doc of index.docs)
     for (const text of [doc.title, doc.text, doc.keywords])
@@ -239,10 +241,12 @@ function codeNames(query) {
   }
   return [...found.values()]
 }
+// A result carries its text cut to a teaser (Material's highlight of the text field), so a name further down
+// the section was missed (torch.cuda.is_bf16_supported, four paragraphs into its section): the whole entry
+// is read from the index instead.
 function nameShare(item) {
   if (!names.length) return 0
-  const text = [item.title, item.text, item.code].map(t => String(t || "").replace(/<\/?mark>/g, "")).join(" ")
-    .toLowerCase()
+  const text = wholeTexts.get(item.location) ?? ""
   return names.filter(forms => forms.some(form => text.includes(form))).length / names.length
 }
 
