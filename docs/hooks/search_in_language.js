@@ -97,8 +97,7 @@ function rewrite(query) {
   const cleaned = clean(query)
   names = codeNames(cleaned) // not from a traceback's paths and frames, which clean() took out
   const terms = new Map() // term -> how lunr gets it; each once, however often the message repeats it
-  const message = MESSAGE.test(query)
-  pasted = message
+  const message = (pasted = MESSAGE.test(query))
   const add = word => {
     // a letter alone (the s of "Error(s)", the x of x.to()) would find every word that starts with it
     if (word.length < 2 && !ONLY_HAN.test(word) && (message || !/\d/.test(word))) return
@@ -276,9 +275,10 @@ function phraseShare(item) {
 const KEYWORD = 3
 function keywordShare(item) {
   const words = keywordTexts.get(item.location)
+  if (!words || pasted) return 0
   const asked = [...new Set(Object.keys(item.terms || {}).map(term => term.toLowerCase().replace(/[*~^].*$|\*/g, "")))]
     .filter(Boolean)
-  if (!words || !asked.length || pasted) return 0
+  if (!asked.length) return 0
   return asked.filter(term => words.some(word => word.startsWith(term))).length / asked.length
 }
 

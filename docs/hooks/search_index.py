@@ -160,7 +160,9 @@ def add_section_keywords(docs: list[dict], keywords: dict) -> None:
         raise PluginError(f"docs/data/section_keywords.yml: field '{unknown[0]}': not a language of the site")
     entries = {doc["location"]: doc for doc in docs}
     built = {doc["lang"] for doc in docs}  # mkdocs-static-i18n ends a build per language: the index grows
-    for lang, by_page in ((lang, by_page) for lang, by_page in keywords.items() if lang in built):
+    for lang, by_page in keywords.items():
+        if lang not in built:
+            continue
         for name, sections in by_page.items():
             for anchor, words in sections.items():
                 doc = entries.get(f"{Page(lang, name).url}#{anchor}")
