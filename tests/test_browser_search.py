@@ -208,14 +208,14 @@ def pages_of(row: dict) -> list[str]:
 # sections is among the first SECTION_TOP links the results show; each must reach SEARCH_TARGET (or, where
 # that is not reached yet, its floor in SECTION_FLOORS).
 SECTION_TOP = 3
-# what each language's search reaches per kind, (page first, section in the first links), where that is under
+# what each language's search reaches per kind, (page first, section in the first links), where that differs from
 # SEARCH_TARGET: the floor measured, rounded down, so that a change that loses ground fails
 SECTION_FLOORS = {
-    # issue 25's target is 90 % for both; the section's is not met yet: en 142/154 and 137/154, zh 139/150 and
-    # 133/150. Each batch held out until the tuning before it had ended scored less at its one run
-    # (search_questions.yml)
-    ("en", "section questions"): (0.92, 0.88),
-    ("zh", "section questions"): (0.92, 0.88),
+    # issue 25's target is 90 % for both; English does not reach it for the section yet: 152/164 page first,
+    # 144/164 section (Chinese 152/160, 144/160). Each batch held out until the tuning before it had ended scored
+    # less at its one run (search_questions.yml)
+    ("en", "section questions"): (0.92, 0.87),
+    ("zh", "section questions"): (0.95, 0.90),
 }
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
 # 115 KiB Chinese for the pages, twice that with the notebook pages)

@@ -89,6 +89,7 @@ function setUp(index) {
 }
 
 let names = [] // the names of code that the query holds (see codeNames), for the results it gets
+let typed = new Set() // the query's own words as terms, not the synonyms added (see keywordShare)
 let pasted = false // whether the query is a pasted message (MESSAGE), for the results it gets (see keywordShare)
 
 function rewrite(query) {
@@ -98,11 +99,15 @@ function rewrite(query) {
   names = codeNames(cleaned) // not from a traceback's paths and frames, which clean() took out
   const terms = new Map() // term -> how lunr gets it; each once, however often the message repeats it
   const message = (pasted = MESSAGE.test(query))
-  const add = word => {
+  typed = new Set()
+  const add = (word, own = false) => {
     // a letter alone (the s of "Error(s)", the x of x.to()) would find every word that starts with it
     if (word.length < 2 && !ONLY_HAN.test(word) && (message || !/\d/.test(word))) return
     if ((message && NUMBER.test(word)) || isStopWord(word.toLowerCase())) return
-    for (const t of term(word)) terms.set(t.toLowerCase(), t)
+    for (const t of term(word)) {
+      terms.set(t.toLowerCase(), t)
+      if (own) typed.add(t.toLowerCase().replace(/[*~^].*$/, ""))
+    }
     for (const each of (synonyms[word.toLowerCase()] || []).flatMap(w => w.split(/\s+/)))
       terms.set(`${each}${SYNONYM}`.toLowerCase(), `${each}${SYNONYM}`)
   }
@@ -113,9 +118,9 @@ function rewrite(query) {
   for (const part of cleaned.replace(HAN, run => ` ${run} `).split(/\s+/)) {
     if (/^[+-]\p{L}/u.test(part)) terms.set(part.toLowerCase(), part) // lunr's +must -not: Material reads it
     else if (isStopWord(part.toLowerCase())) continue // before it is cut: PyTorch as well as pytorch
-    else if (ONLY_HAN.test(part)) segment(part).forEach(add)
+    else if (ONLY_HAN.test(part)) segment(part).forEach(word => add(word, true))
     // cut as the index was (device_count, tensor.to), so that each piece is weighed on its own
-    else part.split(separator).forEach(add)
+    else part.split(separator).forEach(word => add(word, true))
   }
   return terms.size ? [...terms.values()].join(" ") : clean(query) // only question words: search those
 }
@@ -220,12 +225,19 @@ function bestSectionFirst(group) {
 // page that teaches the thing): the page with the section that answers leads, and a page that the question
 // names as a whole still does, its entry keeping Material's bonus. PAGE_WEIGHT was weighed on the first half
 // of tests/data/search_questions.yml's questions (0.3 to 1; the larger of the two instead of their sum).
+// The best section counts up to KEYWORD_PAGE times more for the share of the question's words its section
+// keywords hold (keywordShare): a long page that repeats the question's common words (multi-gpu.md, for "BatchNorm
+// 的 running_mean 会跟着模型移到GPU吗") led the page whose section readers describe in those words. Weighed on the
+// tuning questions (0.5 to 2; zh gained 4 pages first and 3 sections, en held) and checked on a batch held out
+// before it.
 const PAGE_WEIGHT = 0.5
 const PHRASE = 0.5
+const KEYWORD_PAGE = 1
 function pageRank(group) {
   const page = group.find(item => !item.location.includes("#"))
   const best = group[0].location.includes("#")
-    ? group[0].score * (1 + PHRASE * phraseShare(group[0])) * (1 + NAME * nameShare(group[0])) : 0
+    ? group[0].score * (1 + PHRASE * phraseShare(group[0])) * (1 + NAME * nameShare(group[0]))
+      * (1 + KEYWORD_PAGE * keywordShare(group[0])) : 0
   return (page ? page.score : 0) * PAGE_WEIGHT + best
 }
 
@@ -272,14 +284,21 @@ function phraseShare(item) {
 // field alone (weighed low in mkdocs.yml, as more lost pasted errors) left a long section that repeats the
 // question's common word ahead of the one that answers. Not for a pasted message, whose words are the pages' own.
 // KEYWORD was weighed on the tuning questions (1, 2, 3, 5) and checked on a batch held out before it.
+// Only the words the reader typed count, not the synonyms added for them: the words added for .to() (move,
+// moving) matched keywords of every section about moving a model, and with KEYWORD_PAGE took "model.cuda() vs
+// model.to(device)" to the legacy page. A word typed matches a keyword that starts it, or that it starts where the
+// keyword has KEYWORD_STEM letters or more ("slower" the keyword "slow", "compiled" "compile"): the keywords are
+// phrases, not the index's stemmed words.
 const KEYWORD = 3
+const KEYWORD_STEM = 4
 function keywordShare(item) {
   const words = keywordTexts.get(item.location)
   if (!words || pasted) return 0
   const asked = [...new Set(Object.keys(item.terms || {}).map(term => term.toLowerCase().replace(/[*~^].*$|\*/g, "")))]
-    .filter(Boolean)
+    .filter(term => typed.has(term))
   if (!asked.length) return 0
-  return asked.filter(term => words.some(word => word.startsWith(term))).length / asked.length
+  const matches = term => word => word.startsWith(term) || (word.length >= KEYWORD_STEM && term.startsWith(word))
+  return asked.filter(term => words.some(matches(term))).length / asked.length
 }
 
 // The share of the query's words that a result's heading holds: its words that Material marked.
