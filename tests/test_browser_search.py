@@ -211,10 +211,10 @@ SECTION_TOP = 3
 # what each language's search reaches per kind, (page first, section in the first links), where that differs from
 # SEARCH_TARGET: the floor measured, rounded down, so that a change that loses ground fails
 SECTION_FLOORS = {
-    # issue 25's target is 90 % for both; each is above it (2026-11-28): English 165/174 page first, 162/174 section,
-    # Chinese 162/170, 158/170. Each batch held out until the tuning before it had ended scored as much or less at
-    # its one run (search_questions.yml)
-    ("en", "section questions"): (0.94, 0.93),
+    # issue 25's target is 90 % for both; each is above it (2026-11-28): English 174/184 page first, 171/184 section,
+    # Chinese 171/180, 167/180. The last two batches, held out until their tuning had ended, scored 9 or 10 of 10 at
+    # their one run; earlier ones less (search_questions.yml)
+    ("en", "section questions"): (0.94, 0.92),
     ("zh", "section questions"): (0.95, 0.92),
 }
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
