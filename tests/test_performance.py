@@ -6,6 +6,7 @@ run everywhere; the CUDA ones run on the GPU job.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -415,6 +416,33 @@ def test_torchrun_sets_one_thread_per_process_only_when_it_starts_several(monkey
         for lang in LANGUAGES:
             text = " ".join((DOCS / lang / "performance.md").read_text(encoding="utf-8").split())
             assert f"`{message}`" in text, f"{lang}/performance.md does not quote torchrun's warning"
+
+
+class _Writes(io.RawIOBase):
+    """A file that keeps each write() it gets: the system calls an unbuffered stdout would make."""
+
+    def __init__(self):
+        self.calls: list[bytes] = []
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        self.calls.append(bytes(data))
+        return len(data)
+
+
+def test_each_rank_writes_its_line_in_one_call_so_lines_from_two_ranks_never_splice(monkeypatch):
+    # What python -u (PYTHONUNBUFFERED=1) puts on sys.stdout: a text layer that writes through,
+    # with no buffer. CI ran the page's `torchrun ... | sort` with it and once got the two lines spliced.
+    raw = _Writes()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", write_through=True))
+    print("spliced")  # the cause: print() writes its text and its end apart
+    assert raw.calls == [b"spliced", b"\n"]
+    raw.calls.clear()
+    monkeypatch.setenv("RANK", "1")
+    runpy.run_path(str(SNIPPETS / "performance" / "torchrun_threads.py"))
+    assert len(raw.calls) == 1 and re.fullmatch(rb"rank 1: OMP_NUM_THREADS=\S+, \d+ thread\(s\)\n", raw.calls[0])
 
 
 # ---- streams -----------------------------------------------------------------------------------------------

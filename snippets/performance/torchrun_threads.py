@@ -1,8 +1,11 @@
 import os
+import sys
 
 import torch
 
 rank = os.environ.get("RANK", "0")  # torchrun sets it; a plain run is rank 0
 omp = os.environ.get("OMP_NUM_THREADS", "not set")
 threads = torch.get_num_threads()
-print(f"rank {rank}: OMP_NUM_THREADS={omp}, {threads} thread(s)")
+# One write per line. Unbuffered (PYTHONUNBUFFERED=1), print() writes the
+# text and the newline apart, and two ranks on one pipe can splice lines.
+sys.stdout.write(f"rank {rank}: OMP_NUM_THREADS={omp}, {threads} thread(s)\n")
