@@ -30,6 +30,35 @@ def test_cpu_and_cuda_methods_are_not_replaced_by_to():
         assert "deprecated" not in (method.__doc__ or "").lower()
 
 
+def test_a_dataloader_yields_the_device_its_dataset_gives_and_pinning_keeps_it_on_the_cpu():
+    # device-agnostic.md#in-a-training-script: NumPy data gives CPU batches on every machine; a dataset of tensors
+    # on another device gives batches there (the meta device stands in for a GPU here); pin_memory=True gives
+    # CPU tensors in pinned memory (Tensor.pin_memory copies within host memory), or plain ones without a GPU.
+    import inspect
+
+    import numpy as np
+    from torch.utils.data import DataLoader, TensorDataset
+    from torch.utils.data._utils import pin_memory
+
+    from site_pages import DOCS
+
+    data = np.arange(8, dtype=np.float32)
+    assert next(iter(DataLoader(data, batch_size=4))).device == torch.device("cpu")
+    on_meta = TensorDataset(torch.zeros(8, 2, device="meta"))
+    assert next(iter(DataLoader(on_meta, batch_size=4)))[0].device == torch.device("meta")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # without an accelerator it warns that it cannot pin
+        pinned = next(iter(DataLoader(data, batch_size=4, pin_memory=True)))
+    assert pinned.device == torch.device("cpu")
+    assert pinned.is_pinned() == torch.accelerator.is_available()
+    assert "Copies the tensor to pinned memory" in torch.Tensor.pin_memory.__doc__
+    assert "return data.pin_memory()" in inspect.getsource(pin_memory.pin_memory)
+    for lang, words in (("en", "`pin_memory=True` does not change that"), ("zh", "`pin_memory=True` 也不改变这一点")):
+        page = (DOCS / lang / "device-agnostic.md").read_text(encoding="utf-8")
+        assert words in page and "(performance.md#pinned-memory)" in page, lang
+        assert "whatever device its dataset's" not in page and "更准确地说" not in page, lang
+
+
 # --- Hugging Face Accelerate (section #accelerate), as the installed release (requirements.txt) behaves ---
 
 ACCELERATE_CHECK = '''

@@ -138,6 +138,21 @@ def test_the_driver_sees_at_least_what_pytorch_reserved():
     assert total - free >= torch.cuda.memory_reserved() >= x.nbytes
 
 
+def test_a_process_figure_has_two_reasons_and_only_the_card_total_counts_other_processes():
+    # gpu-memory.md#nvidia-smi: nvidia-smi's per-process "Used GPU Memory" is what that process's context uses
+    # (nvidia-smi(1), "Compute Apps"), so other processes cannot be a reason for it; they are in the card-wide
+    # total, which is what the page's snippet measures with mem_get_info (cudaMemGetInfo, "global").
+    assert "Return the global free and total GPU memory" in torch.cuda.mem_get_info.__doc__
+    docs = Path(__file__).parent.parent / "docs"
+    for lang, reasons, total in (("en", "for two reasons:", "The GPU-wide total at the top of its table"),
+                                 ("zh", "原因有二：", "表格顶部显示的整块 GPU 的总占用")):
+        page = (docs / lang / "gpu-memory.md").read_text(encoding="utf-8")
+        text = page.split("{ #nvidia-smi }")[1].split("\n## ")[0]
+        listed = re.findall(r"^\d+\. ", text, re.M)
+        assert reasons in text and listed == ["1. ", "2. "], lang
+        assert total in text, lang
+
+
 # --- memory snapshot, allocator settings (sections #memory-snapshot and #alloc-conf) ---
 
 TORCH_DIR = Path(torch.__file__).parent

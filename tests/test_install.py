@@ -239,6 +239,32 @@ def test_for_a_gpu_no_build_supports_the_warning_says_so():
     assert capability[-1].startswith("No published PyTorch CUDA builds for release")
 
 
+BLACKWELL_UNDER_CU126 = """
+    import warnings
+    import torch.cuda
+
+    torch.cuda.get_device_name = lambda device=None: "NVIDIA GeForce RTX 5090"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.cuda._warn_unsupported_code(0, 120, sorted(torch.cuda.PYTORCH_RELEASES_CODE_CC["12.6"]["x86_64"]))
+    print(caught[0].message)
+"""
+
+
+def test_the_warning_for_a_blackwell_gpu_also_names_a_build_pytorch_does_not_make():
+    # install.md#sm-not-compatible: the release table in torch/cuda/__init__.py has a 13.4 row that the 2.14
+    # release matrix lacks (12.6, 13.0, 13.2: CUDA_OF_INDEX and its sources above), so for an RTX 5090 (12.0)
+    # under cu126 the warning names cu130, cu132 and cu134; the page sends Blackwell to the first two.
+    assert "13.4" in torch.cuda.PYTORCH_RELEASES_CODE_CC and "cu134" not in CUDA_OF_INDEX
+    run = run_code(textwrap.dedent(BLACKWELL_UNDER_CU126))
+    assert run.returncode == 0, run.stderr
+    named = re.findall(r"--index-url \S+/whl/(cu\d+)", run.stdout)
+    assert named == ["cu130", "cu132", "cu134"]
+    for lang in LANGUAGES:
+        shown = section(lang, "sm-not-compatible")
+        assert "`cu130`" in shown and "`cu132`" in shown and "`https://download.pytorch.org/whl/cu134`" in shown, lang
+
+
 def cuda_runtime() -> ctypes.CDLL:
     """The CUDA runtime library that this torch loaded (libtorch_cuda links it)."""
     maps = Path("/proc/self/maps")

@@ -620,6 +620,171 @@ def test_detail_crashes_ddp_on_gloo_in_torch_2_14_1():
     assert info.splitlines() == ["all_reduce: 1.0", "DDP built"]
 
 
+def section(lang: str, anchor: str) -> str:
+    """The text of one H2 section of the page, from its heading to the next."""
+    page = (REPO / "docs" / lang / "multi-gpu.md").read_text(encoding="utf-8")
+    return page.split(f"{{ #{anchor} }}")[1].split("\n## ")[0]
+
+
+# What backend a Gloo group runs on, printed after init_process_group, then after a group made later.
+BACKEND_TYPES = """\
+import torch, torch.distributed as dist
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+cpu = torch.device("cpu")
+print(type(dist.group.WORLD._get_backend(cpu)).__name__)
+if SET_DETAIL:
+    dist.set_debug_level(dist.DebugLevel.DETAIL)
+print(type(dist.new_group([0])._get_backend(cpu)).__name__)
+dist.destroy_process_group()
+"""
+
+
+def backend_types(debug: str | None, set_detail: bool = False) -> list[str]:
+    code = BACKEND_TYPES.replace("SET_DETAIL", str(set_detail))
+    return run_python(code, CUDA_VISIBLE_DEVICES="", TORCH_DISTRIBUTED_DEBUG=debug).splitlines()
+
+
+def test_detail_puts_a_wrapper_in_place_of_the_gloo_backend():
+    # The likely cause of the DETAIL crash the page names: under DETAIL, _new_process_group_helper wraps the
+    # Gloo backend in a _ProcessGroupWrapper, and DDP's c10d::Logger::set_env_variables (logger.cpp, not
+    # shipped in the wheel) static_casts the Gloo backend it looks up to ProcessGroupGloo to read its thread
+    # count. With the Gloo backend, not only on the CPU: a Gloo group on GPU tensors is wrapped the same way.
+    assert backend_types("INFO") == ["ProcessGroupGloo", "ProcessGroupGloo"]
+    assert backend_types("DETAIL") == ["_ProcessGroupWrapper", "_ProcessGroupWrapper"]
+    for lang in ("en", "zh"):
+        text = section(lang, "debugging")
+        assert "_ProcessGroupWrapper" in text and "c10d::Logger::set_env_variables" in text, lang
+    assert "One catch with the Gloo backend" in section("en", "debugging")
+    assert "用 Gloo 后端时有一个坑" in section("zh", "debugging")
+
+
+def test_set_debug_level_changes_the_level_for_what_comes_after_it():
+    # review 2026-11-28 #20: dist.set_debug_level() changes at run time what the variable sets at import: a group
+    # made before the call stays unwrapped, one made after it is wrapped.
+    assert backend_types(None, set_detail=True) == ["ProcessGroupGloo", "_ProcessGroupWrapper"]
+    for lang in ("en", "zh"):
+        assert "`dist.set_debug_level(dist.DebugLevel.DETAIL)`" in section(lang, "debugging"), lang
+
+
+def test_detail_checks_every_collective_over_a_helper_gloo_group():
+    # Why the page calls DETAIL a debugging tool that slows every collective, and counts only two of its three
+    # variables as showing more (TORCH_NCCL_ASYNC_ERROR_HANDLING decides what a failure does).
+    import inspect
+
+    from torch.distributed import distributed_c10d
+
+    header = (TORCH_INCLUDE / "ProcessGroupWrapper.hpp").read_text(encoding="utf-8")
+    assert ("It intercepts\n// collective operations to verify consistency across ranks before dispatching\n"
+            "// to the wrapped backend.") in header
+    wrapper = inspect.getsource(distributed_c10d._create_process_group_wrapper)
+    assert "helper_pg = ProcessGroupGloo(" in wrapper and "_ProcessGroupWrapper(wrapped_pg, helper_pg)" in wrapper
+    helper = inspect.getsource(distributed_c10d._new_process_group_helper)
+    assert "backend_str in [Backend.GLOO, Backend.NCCL, Backend.XCCL, Backend.UCC]" in helper  # not only Gloo, NCCL
+    assert "two show more, the third decides what a failure\ndoes" in section("en", "debugging")
+    assert "前两个能提供更多信息，第三个决定出错之后怎么办" in section("zh", "debugging")
+    for lang, words in (("en", "for debugging only"), ("zh", "只在调试时使用")):
+        assert words in section(lang, "debugging"), lang
+
+
+def test_pthread_exit_at_shutdown_is_what_python_3_10_to_3_13_do():
+    # python/cpython#87135: up to 3.13 a daemon thread that takes the GIL of a finalizing interpreter is stopped
+    # with pthread_exit; GH-105805 (3.14) makes it hang instead (the 3.13 backport, #137827, was not merged).
+    # torch 2.14.1 runs on 3.10 and later, so the page's range starts at 3.10.
+    metadata = next(pathlib.Path(torch.__file__).parent.parent.glob("torch-*.dist-info")) / "METADATA"
+    assert "Requires-Python: >=3.10" in metadata.read_text(encoding="utf-8")
+    for lang, words in (("en", "Python 3.10–3.13"), ("zh", "Python 3.10～3.13")):
+        text = section(lang, "ddp")
+        assert words in text and "3.14" in text and "3.11" not in text, lang
+
+
+def test_only_the_scripts_from_no_sync_on_bind_the_group_to_the_gpu():
+    # multi-gpu.md#device-id: which scripts pass device_id on the NCCL path, and which one does not.
+    binds = 'dist.init_process_group("nccl", device_id=device)'
+    for script in ("ddp_no_sync.py", "ddp_unused.py", "sync_batchnorm.py", "fsdp_train.py"):
+        assert binds in (REPO / "snippets/multi_gpu" / script).read_text(encoding="utf-8"), script
+    assert "device_id=" not in (REPO / "snippets/multi_gpu/ddp_train.py").read_text(encoding="utf-8")
+    # ... so its closing barrier on NCCL takes the path that warns
+    import inspect
+
+    from torch.distributed import distributed_c10d
+
+    assert "You can specify `device_id` in `init_process_group` to mute this warning." in (
+        inspect.getsource(distributed_c10d.barrier))
+    for lang in ("en", "zh"):
+        text = section(lang, "device-id")
+        assert "(#no-sync)" in text and "`ddp_train.py`" in text, lang
+        assert "scripts above" not in text and "上面几个脚本" not in text, lang
+
+
+# The order of DDP's all-reduces and the backward pass, in a world of one: a comm hook (the default all-reduce,
+# which averages) notes each bucket, a backward hook on the ReLU between the two layers notes when backward is there.
+DDP_ORDER = """\
+import torch, torch.distributed as dist
+import torch.distributed.nn
+from torch import nn
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+from torch.nn.parallel import DistributedDataParallel
+
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+events = []
+
+
+def hook(state, bucket):
+    events.append(f"all-reduce of bucket {bucket.index()}")
+    return default_hooks.allreduce_hook(None, bucket)
+
+
+relu = nn.ReLU()
+model = DistributedDataParallel(nn.Sequential(nn.Linear(1000, 1000), relu, nn.Linear(1000, 1000)), bucket_cap_mb=1)
+model.register_comm_hook(None, hook)
+relu.register_full_backward_hook(lambda *_: events.append("backward passes the ReLU"))
+for _ in range(2):  # DDP puts every parameter in one bucket for the first step, then rebuilds the buckets
+    events.clear()
+    model(torch.randn(8, 1000)).sum().backward()
+print(events)
+del model
+dist.destroy_process_group()
+"""
+
+
+def test_ddp_averages_gradients_bucket_by_bucket_during_the_backward_pass():
+    # glossary "DistributedDataParallel (DDP)": not after the backward pass, during it. The last layer's bucket
+    # is all-reduced before backward has reached the first layer, whose bucket follows.
+    order = ast.literal_eval(run_python(DDP_ORDER, CUDA_VISIBLE_DEVICES=""))
+    assert order == ["all-reduce of bucket 0", "backward passes the ReLU", "all-reduce of bucket 1"]
+    doc = " ".join(torch.nn.parallel.DistributedDataParallel.__doc__.split())
+    assert ("will bucket parameters into multiple buckets so that gradient reduction of each bucket can "
+            "potentially overlap with backward computation") in doc
+    said = {"en": "during every backward pass, bucket by bucket", "zh": "每次反向传播的过程中，梯度按桶"}
+    for lang, words in said.items():
+        glossary = (REPO / "docs" / lang / "glossary.md").read_text(encoding="utf-8")
+        row = next(line for line in glossary.splitlines() if "DistributedDataParallel (DDP)" in line)
+        assert words in row and "after every backward" not in row and "反向传播后" not in row, lang
+
+
+def micro_batches_per_step(start: int, micro_batches: int = 12, accumulation_steps: int = 4) -> list[int]:
+    """How many micro-batches each optimizer step follows, with the page's condition and enumerate(start=...)."""
+    counts, since = [], 0
+    for i, _ in enumerate(range(micro_batches), start=start):
+        since += 1
+        if i % accumulation_steps == 0:  # the page's sync condition
+            counts.append(since)
+            since = 0
+    return counts
+
+
+def test_the_no_sync_condition_needs_micro_batches_counted_from_one():
+    assert micro_batches_per_step(start=1) == [4, 4, 4]
+    assert micro_batches_per_step(start=0) == [1, 4, 4]  # enumerate's default: the first step after one
+    # the GPU memory page's loop counts the same way
+    loop = (REPO / "snippets/gpu_memory/grad_accumulation_loop.py").read_text(encoding="utf-8")
+    assert "enumerate(loader, start=1)" in loop and "if i % accumulation_steps == 0:" in loop
+    for lang in ("en", "zh"):
+        text = section(lang, "no-sync")
+        assert "`for i, batch in enumerate(loader, start=1):`" in text, lang
+        assert "`sync = i % accumulation_steps == 0`" in text and "`optimizer.zero_grad()`" in text, lang
+
+
 NO_GROUP_YET = "Default process group has not been initialized, please make sure to call init_process_group."
 
 

@@ -42,6 +42,20 @@ def test_not_compiled_with_cuda_is_what_torch_raises_without_its_cuda_functions(
     _quoted_everywhere(message)
 
 
+def test_set_device_without_cuda_fails_with_an_attribute_error_not_the_assertion():
+    # torch.cuda.set_device calls torch._C._cuda_setDevice without _lazy_init, so a CPU-only build, which
+    # lacks that binding, never reaches the AssertionError above; the page names the error it does raise.
+    result = _run("""
+        import torch
+        del torch._C._cuda_setDevice
+        torch.cuda.set_device(0)
+    """)
+    assert result.returncode != 0
+    message = result.stderr.strip().splitlines()[-1]
+    assert message == "AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'"
+    _quoted_everywhere(message)
+
+
 FORKED_WORKER_ON_GPU = """
         import sys
         import torch
@@ -79,6 +93,69 @@ def test_without_the_question_the_forked_worker_gets_no_fork_error():
         assert result.stdout.strip() == ""
     else:
         assert result.stdout.strip().startswith("RuntimeError: Found no NVIDIA driver on your system")
+
+
+WORKER_STARTS_CUDA = """
+        import functools
+        import sys
+        import torch
+        from torch.utils.data import DataLoader
+
+        torch.cuda.is_available()
+        # A list pickles into a forkserver child; the init function starts CUDA there, before any sample.
+        loader = DataLoader([0, 1], num_workers=1, multiprocessing_context=sys.argv[1],
+                            worker_init_fn=functools.partial(torch.zeros, 1, device="cuda"))
+        try:
+            next(iter(loader))
+        except RuntimeError as err:
+            print(str(err).splitlines()[-1])
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_only_forked_workers_hit_the_error_and_python_3_14_starts_them_from_a_forkserver(method):
+    # Python 3.14 made forkserver Linux's default start method (docs.python.org/3/whatsnew/3.14.html,
+    # "multiprocessing"; python/cpython#84559), and torch 2.14.1 supports 3.14 (its METADATA classifiers).
+    # A forkserver worker is forked from a fresh server process that never asked CUDA, so after the same
+    # top-level is_available() it is not marked: here it fails for want of a driver, on a GPU machine it works.
+    # Both pages and the glossary say so, naming 3.13 as the last version whose default is fork.
+    metadata = next(Path(torch.__file__).parent.parent.glob("torch-*.dist-info")) / "METADATA"
+    assert "Classifier: Programming Language :: Python :: 3.14" in metadata.read_text(encoding="utf-8")
+    result = _run(WORKER_STARTS_CUDA, method)
+    assert result.returncode == 0, result.stderr
+    if method == "fork":
+        assert result.stdout.strip().startswith(f"RuntimeError: {FORK_ERROR}")
+    else:
+        assert FORK_ERROR not in result.stdout + result.stderr
+        if not torch.cuda.is_available():
+            assert result.stdout.strip().startswith("RuntimeError: Found no NVIDIA driver on your system")
+    for lang, page in _pages().items():
+        section = page.split("{ #cuda-in-workers }")[1].split("\n## ")[0]
+        assert "3.13" in section and "3.14" in section and "`forkserver`" in section, lang
+        glossary = (DOCS / lang / "glossary.md").read_text(encoding="utf-8")
+        row = next(line for line in glossary.splitlines() if "troubleshooting.md#cuda-in-workers" in line)
+        assert "3.13" in row and "3.14" in row and "forkserver" in row, lang
+
+
+def test_the_fix_runs_whatever_starts_the_workers(tmp_path):
+    # The section's fix, cpu_in_workers.py, with its workers started by spawn (macOS and Windows) and by forkserver
+    # (Linux from Python 3.14): both import the file first, which is why its work sits under the __main__ guard.
+    import subprocess
+    import sys
+
+    script = (REPO / "snippets/troubleshooting/cpu_in_workers.py").read_text(encoding="utf-8")
+    guard = 'if __name__ == "__main__":\n'
+    assert script.count(guard) == 1
+    runs = {}
+    for method in ("spawn", "forkserver"):
+        forced = tmp_path / f"cpu_in_workers_{method}.py"
+        forced.write_text(script.replace(guard, f"{guard}    torch.multiprocessing.set_start_method({method!r})\n"))
+        runs[method] = subprocess.Popen([sys.executable, str(forced)], cwd=tmp_path, text=True,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for method, process in runs.items():
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, f"{method}: {err[-2000:]}"
+        assert out.splitlines() == ["[0, 1, 4, 9]", "[16, 25, 36, 49]"], method
 
 
 # Quotes of GPU-only messages, and the installed library whose text must contain each one.

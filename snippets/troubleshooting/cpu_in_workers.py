@@ -1,12 +1,6 @@
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-device = (
-    torch.accelerator.current_accelerator()
-    if torch.accelerator.is_available()
-    else torch.device("cpu")
-)
-
 
 class Squares(Dataset):
     def __len__(self):
@@ -16,7 +10,15 @@ class Squares(Dataset):
         return torch.tensor([i * i])  # workers build CPU tensors only
 
 
-loader = DataLoader(Squares(), batch_size=4, num_workers=2)
-for batch in loader:
-    batch = batch.to(device)  # the main process moves each batch
-    print(batch.flatten().tolist())
+# workers that are not forked (spawn, or Python 3.14's forkserver) import this
+# file first: the work waits under this line
+if __name__ == "__main__":
+    device = (
+        torch.accelerator.current_accelerator()
+        if torch.accelerator.is_available()
+        else torch.device("cpu")
+    )
+    loader = DataLoader(Squares(), batch_size=4, num_workers=2)
+    for batch in loader:
+        batch = batch.to(device)  # the main process moves each batch
+        print(batch.flatten().tolist())

@@ -217,7 +217,7 @@ def test_what_we_found_follows_the_records():
 def test_render_with_a_gpu_record_shows_it_and_drops_the_note():
     gpu = _record(device_kind="cuda", device_name="NVIDIA H100 80GB HBM3")
     text = _page([_record(), gpu])
-    assert "NVIDIA H100 80GB HBM3 (cuda; host: 2 CPU cores, 2 thread(s) per op)" in text
+    assert "NVIDIA H100 80GB HBM3 (cuda; host: 2 CPU cores, 2 threads per op)" in text
     assert "Not measured on a GPU yet" not in text
 
 
@@ -236,7 +236,24 @@ def test_render_reports_the_accuracy_spread_once():
 def test_render_keeps_only_the_latest_record_per_configuration():
     old = _record(date="2026-01-01T00:00:00Z", median_seconds_per_epoch=9.99)
     text = _page([old, _record()])
-    assert "9.99" not in text and "1 older record(s)" in text
+    assert "9.99" not in text and "1 older record is kept" in text
+    two = _page([old, _record(date="2026-02-01T00:00:00Z"), _record()])
+    assert "2 older records are kept" in two
+
+
+def test_render_counts_in_the_singular_for_one():
+    """Words with a count say one thread, one epoch, one record (docs/data/text/en/benchmarks.yml's `_one` keys), and
+    no "(s)"; Chinese has no plural, and its words say the same for every count."""
+    one = _record(torch_threads=1, epochs=1, warmup_epochs=1)
+    text = " ".join(benchmarks.render([one], WORDS["en"], "en", "records").split())
+    assert "**Some CPU (CPU, 2 cores, 1 thread per op)**" in text
+    assert "the median of 1 timed epoch after 1 warm-up epoch, on" in text
+    several = " ".join(benchmarks.render([_record(warmup_epochs=2)], WORDS["en"], "en", "records").split())
+    assert "**Some CPU (CPU, 2 cores, 2 threads per op)**" in several
+    assert "the median of 3 timed epochs after 2 warm-up epochs, on" in several
+    assert "(s)" not in text + several
+    zh = "".join(benchmarks.render([one], WORDS["zh"], "zh", "records").split())
+    assert "每个运算1个线程" in zh and "先跑1轮预热（不计时），再取1轮计时的中位数" in zh, zh
 
 
 def test_render_has_one_table_per_device_folded_and_the_chart_lines():
@@ -246,8 +263,8 @@ def test_render_has_one_table_per_device_folded_and_the_chart_lines():
     folded = benchmarks.render(records, WORDS["en"], "en", "records")
     assert folded.startswith('??? info "Every record')
     assert all(line.startswith("    ") for line in folded.splitlines()[1:] if line)  # all of it inside the fold
-    assert "**Some CPU (CPU, 2 cores, 2 thread(s) per op)**" in folded
-    assert "**Some GPU (cuda; host: 16 CPU cores, 16 thread(s) per op)**" in folded
+    assert "**Some CPU (CPU, 2 cores, 2 threads per op)**" in folded
+    assert "**Some GPU (cuda; host: 16 CPU cores, 16 threads per op)**" in folded
     assert folded.count("| Pipeline | Batch size |") == 2
     assert "<svg" in benchmarks.render(records, WORDS["en"], "en", "summary")
     devices, _ = benchmarks.latest(records)
@@ -267,7 +284,7 @@ def test_no_target_reaches_the_page():
 def test_render_names_the_rungs_not_measured_yet():
     records = [_record(pipeline="dataloader"), _gpu(pipeline="resident")]
     text = " ".join(_page(records).split())
-    assert ("No record yet on **Some CPU (CPU, 2 cores, 2 thread(s) per op)** for: `dataloader` at batch 256/1024, "
+    assert ("No record yet on **Some CPU (CPU, 2 cores, 2 threads per op)** for: `dataloader` at batch 256/1024, "
             "`dataloader-tuned` at batch 64/256/1024, `resident` at batch 64/256/1024.") in text  # no graph on a CPU
     assert "`resident` at batch 256/1024, `resident-graph` at batch 64/256/1024." in text
     assert "尚未测量" in _page(records, "zh")
@@ -484,7 +501,7 @@ def test_built_page_shows_the_records_with_provenance(built_site, lang):
     assert html.index("admonition success") < html.index('class="benchmark-chart"') < html.index("<details")
     article = html.split("<article", 1)[1].split("</article>", 1)[0]
     assert not re.search(r"ladder.s targets|not met|阶梯的目标|未达到", article, re.I)
-    # the H100's rows, and its time per step at the guide's batch size (938 steps of 64 images)
+    # the H100's rows, and its time per step at batch 64, near the guide's 32 (938 steps of 64 images)
     assert "NVIDIA H100 80GB HBM3" in html
     h100 = [json.loads(f.read_text(encoding="utf-8")) for f in H100_RECORDS]
     at_64 = next(r for r in h100 if r["pipeline"] == "resident" and r["batch_size"] == 64)
