@@ -1,13 +1,16 @@
 """pytest plugin: every runnable fence of every page is a test, read by pytest-codeblocks and run as it runs them.
 
 Glue because pytest-codeblocks reads raw Markdown while the pages hold only `--8<--` includes: each page is
-expanded first (site_pages.expand_includes, comments in the page's language). A block that the languages show with
-the same code runs once (their copies differ only in comments). GPU marks become skips with a reason, counted at
-the end of the run.
+expanded first (site_pages.expand_includes, comments in the page's language). Each piece of code runs once per test
+run: a block that the languages show with the same code (their copies differ in comments and translated docstrings
+only) runs once, and a block that shows a whole snippet file reads that file's one run as a program
+(snippet_runs.run_snippet), which test_snippets.py checks too. GPU marks become skips with a reason, counted at the
+end of the run.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import os
@@ -23,7 +26,19 @@ from pytest_codeblocks.main import stdout_io
 from pytest_codeblocks.plugin import TestBlock
 
 from mnist_data import ensure_local_mnist
-from site_pages import BLOCK_MARKS, DOCS, INCLUDE, LANGUAGES, REPO, RUN_SYNTAXES, code_comments, expand_includes
+from site_pages import (
+    BLOCK_MARKS,
+    DOCS,
+    INCLUDE,
+    LANGUAGES,
+    REPO,
+    RUN_SYNTAXES,
+    SNIPPETS,
+    code_comments,
+    expand_includes,
+    pages,
+)
+from snippet_runs import run_snippet
 
 
 @functools.cache
@@ -87,9 +102,9 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
-# a block's output, by its syntax and its code without comments: the languages' copies of one block differ only in
-# their comments' language (site_pages.translate_comments changes nothing else but the docstrings it has words for,
-# and a block whose docstrings differ runs once per language), so the first to pass runs it for all
+# a block's output, by what decides its behaviour (behaviour_key): the languages' copies of one block differ only in
+# their comments' language and in translated docstrings (site_pages.translate_comments changes nothing else), so the
+# first to run does so for all
 _passed_runs: dict[tuple[str, str], str] = {}
 # a page's shell blocks, started together when the first of them runs: each is a program that spends seconds
 # importing torch while the others wait, and none reads what another writes
@@ -106,6 +121,45 @@ def run_key(block: CodeBlock) -> tuple[str, str]:
     return block.syntax, "\n".join(lines)
 
 
+def behaviour_key(syntax: str, code: str) -> tuple[str, str]:
+    """What decides how code behaves: for Python that parses, its syntax tree without docstrings (unless the code
+    reads a __doc__) and without comments or layout; for anything else, the code without comments."""
+    if syntax == "python":
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            tree = None
+        if tree is not None:
+            if "__doc__" not in code:
+                for node in ast.walk(tree):
+                    body = getattr(node, "body", None)
+                    if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and body \
+                            and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                            and isinstance(body[0].value.value, str):
+                        node.body = body[1:] or [ast.Pass()]
+            return syntax, ast.dump(tree)
+    return run_key(CodeBlock(code, 0, syntax))
+
+
+def snippets_run_by_pages() -> set[str]:
+    """Snippet files that a page's bash block runs as a program (`python snippets/x.py ...`), in each language."""
+    return {path for page in pages() for block in page_blocks(page.path) if block.raw.syntax in {"bash", "sh"}
+            for path in re.findall(r"\bsnippets/[\w/]+\.py\b", block.raw.code)}
+
+
+@functools.cache
+def programs() -> dict[tuple[str, str], str]:
+    """behaviour_key -> snippet file, for every snippet that test_snippets.py runs as a program (those no page's bash
+    block runs): a page block that shows such a whole file reads that one run instead of running again."""
+    run_by_pages = snippets_run_by_pages()
+    found = {}
+    for path in sorted(SNIPPETS.rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        if rel not in run_by_pages:
+            found[behaviour_key("python", path.read_text(encoding="utf-8"))] = rel
+    return found
+
+
 def start_command(block: CodeBlock) -> subprocess.Popen:
     shell = "/bin/bash" if block.syntax == "bash" else None
     return subprocess.Popen(block.code, shell=True, executable=shell, cwd=REPO, text=True,
@@ -119,7 +173,7 @@ class PageBlockItem(TestBlock):
     def runtest(self):
         if self.obj.importorskip is not None:
             pytest.importorskip(self.obj.importorskip)
-        key = run_key(self.obj)
+        key = behaviour_key(self.obj.syntax, self.obj.code)
         if key not in _passed_runs:
             _passed_runs[key] = self._run(key)
         expected, got = self.obj.expected_output, _passed_runs[key]
@@ -131,12 +185,19 @@ class PageBlockItem(TestBlock):
 
     def _run(self, key: tuple[str, str]) -> str:
         """What the block prints, as pytest-codeblocks runs it (exec in this process, or a shell)."""
+        if (snippet := programs().get(key)) is not None:  # the whole file, run as a program: read that run
+            run = run_snippet(snippet).result(timeout=600)
+            if run.returncode:
+                raise RuntimeError(f"{self.name}: {run.command} exited with status {run.returncode}\n"
+                                   f"{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
+            return run.stdout
         if self.obj.syntax != "python":
             if key not in _started:  # this one, and the shell blocks further down the page that will run
                 later = self.session.items[self.session.items.index(self) + 1 :]
                 siblings = [i.obj for i in later if i.parent is self.parent and not i.get_closest_marker("skip")]
                 for block in [self.obj, *siblings]:
-                    if (k := run_key(block))[0] != "python" and k not in _passed_runs and k not in _started:
+                    k = behaviour_key(block.syntax, block.code)
+                    if k[0] != "python" and k not in _passed_runs and k not in _started:
                         _started[k] = start_command(block)
             process = _started.pop(key)
             stdout, stderr = process.communicate(timeout=600)

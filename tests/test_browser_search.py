@@ -72,6 +72,56 @@ def search_links(page, query: str, *, allow_none: bool = False) -> list[list[str
     return links
 
 
+# JS: each query typed into Material's search box in turn, inside the page, as search_links() types one from
+# Python: the box cleared and its results waited away, the query set and a key event sent, the answer waited for.
+# Returns, per query, what search_links() returns (the links per result page), or the text that Material's line
+# says when no answer came within the time. One evaluate() for a whole question set: searching from Python
+# took a dozen round trips to the browser per query, which on a busy 2-core machine cost more than the searches.
+SEARCH_ALL_JS = f"""
+async ([queries, limitMs]) => {{
+  const box = document.querySelector("input[data-md-component=search-query]");
+  const says = {SEARCH_SAYS_JS};
+  const answered = {ANSWERED_JS};
+  const links = {RESULT_LINKS_JS};
+  const until = async test => {{
+    const end = performance.now() + limitMs;
+    while (!test()) {{
+      if (performance.now() > end) return false;
+      await new Promise(ok => setTimeout(ok, 5));
+    }}
+    return true;
+  }};
+  const type = value => {{
+    box.value = value;
+    box.dispatchEvent(new KeyboardEvent("keyup", {{key: "End", bubbles: true}}));
+  }};
+  const found = [];
+  for (const query of queries) {{
+    if (box.value) {{
+      type("");
+      await until(() => says("search.result.placeholder"));
+    }}
+    type(query);
+    found.push(await until(answered)
+      ? links([...document.querySelectorAll(".md-search-result__item")])
+      : document.querySelector(".md-search-result__meta").textContent.trim());
+  }}
+  return found;
+}}
+"""
+
+
+def search_all(page, queries: list[str]) -> list[list[list[str]]]:
+    """search_links() of every query, with no result allowed, typed in turn inside the page (SEARCH_ALL_JS)."""
+    box = page.locator("input[data-md-component=search-query]")
+    if not box.evaluate("box => box === document.activeElement"):
+        box.click()
+    found = page.evaluate(SEARCH_ALL_JS, [queries, 15_000])
+    unanswered = [f"{q!r} (it said {said!r})" for q, said in zip(queries, found, strict=True) if isinstance(said, str)]
+    assert not unanswered, f"searches that did not answer: {unanswered}"
+    return found
+
+
 def lang_of(path: str) -> str:
     """Language of a URL path ("/zh/devices/" -> "zh", "/devices/" -> the default language)."""
     return next((lang for lang in LANGUAGES[1:] if path.startswith(f"/{lang}/")), LANGUAGES[0])
@@ -176,8 +226,9 @@ def test_search_answers_reader_questions(home, origin, lang, capsys):
 
     page, rec = home(lang)
     misses = []
-    for question, names in answers.items():
-        top = search(page, question, allow_none=True)[:SEARCH_TOP]
+    results = search_all(page, list(answers))
+    for (question, names), links in zip(answers.items(), results, strict=True):
+        top = [page_links[0].partition("#")[0] for page_links in links][:SEARCH_TOP]
         if not {result_path(lang, name) for name in names} & set(top):
             misses.append(f"  MISS {question!r}: wanted {' or '.join(names)}, got {top or 'no result'}")
     answered = len(answers) - len(misses)
@@ -243,12 +294,14 @@ def test_search_puts_the_answering_section_in_the_first_links(home, built_site, 
     assert not missing, f"search_questions.yml names sections that the {lang} site does not have: {missing}"
 
     page, _ = home(lang)
+    results = dict(zip((queries := list(dict.fromkeys(row["q"] for row in rows))), search_all(page, queries),
+                       strict=True))
     report, short, other_first = [], [], []
     for kind, part in kinds.items():
         first = top = 0
         misses = []
         for row in part:
-            links = search_links(page, row["q"], allow_none=True)
+            links = results[row["q"]]
             shown = [link for page_links in links for link in page_links][:SECTION_TOP]
             pages = {result_path(lang, name) for name in pages_of(row)}
             sections = {result_path(lang, name) for name in row.get("sections") or [row["section"]]}

@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from html import escape, unescape
 from pathlib import Path
 
@@ -21,8 +20,7 @@ from mkdocs.utils.meta import get_data
 from nbclient import NotebookClient
 
 import notebooks
-from codeblocks_plugin import cuda_device_count, page_blocks, skip_reason
-from mnist_data import ensure_local_mnist
+from codeblocks_plugin import behaviour_key, cuda_device_count, page_blocks
 from notebooks import (
     COLAB_GPU,
     DEVICE_TAG,
@@ -40,8 +38,6 @@ from site_pages import BLOCK_MARKS, DOCS, LANGUAGES, REPO, RUN_SYNTAXES, load_te
 WORDS = load_text("notebooks")
 PAGES = pages_with_code()
 IDS = [f"{p.parent.name}/{p.stem}" for p in PAGES]
-TAG_MARKS = {mark.notebook_tag: name for name, mark in BLOCK_MARKS.items()}
-SKIP_TAG = "skip-execution"  # nbclient's tag for a cell it does not run
 
 
 def _served(site: Path, lang: str, path: str) -> Path:
@@ -333,69 +329,87 @@ def test_each_languages_notebook_is_a_rendered_page_of_that_language(one_noteboo
         assert f'<a class="md-button notebook-kaggle" href="{kaggle}">' in page
 
 
-# --------------------------------------------------------------------------------- every notebook, run with nbclient
+# ------------------------------------------------------------------ what only a notebook runs, run with nbclient
+#
+# A notebook's code cells are its page's blocks in its language (test_notebook_holds_the_pages_code_prose_and_outputs),
+# each with the output the page shows, and the page's tests run every block once and compare that output
+# (codeblocks_plugin.py, test_snippets.py): running the cells again in a kernel, once per language, would prove the
+# same code a third and fourth time. What a notebook adds is checked here: its opening cells (the device check and the
+# cell that writes the scripts its shell cells run), run in a Jupyter kernel with `%%bash` as a reader's would.
 
 
-def _cell_skip_reason(cell, gpus: int) -> str | None:
-    return skip_reason([TAG_MARKS[t] for t in cell.metadata.get("tags", []) if t in TAG_MARKS], gpus)
+def _opening_cells(lang: str) -> tuple[nbformat.NotebookNode, dict[str, str]]:
+    """One notebook of the language's opening cells: the device check of a multi-GPU page (both of its branches'
+    words), every notebook's scripts cell, and a shell cell that lists what they wrote; and the files to expect."""
+    pages = [p for p in PAGES if p.parent.name == lang]
+    cells = [notebooks.device_cell(WORDS[lang], multi_gpu=True)]
+    scripts: dict[str, str] = {}
+    for page in pages:
+        nb = nbformat.read(notebook_path(page), as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code" and SCRIPTS_TAG in cell.metadata.get("tags", []):
+                cells.append(nbformat.v4.new_code_cell(cell.source))
+                scripts |= _scripts_literal(cell.source)
+    cells.append(nbformat.v4.new_code_cell("%%bash\nsha256sum " + " ".join(sorted(scripts))))
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": notebooks.PYTHON_KERNEL})
+    return nb, scripts
 
 
-def execute(path: Path, gpus: int) -> tuple[nbformat.NotebookNode, dict[int, str]]:
-    """The notebook run from top to bottom in a folder of its own (MNIST from the local copy), as a reader runs a
-    download; the cells this machine lacks the GPUs for are not run. Returns it with its outputs, and the skipped
-    cells' reasons by index."""
-    nb = nbformat.read(path, as_version=4)
-    skipped = {}
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and (reason := _cell_skip_reason(cell, gpus)):
-            cell.metadata["tags"] = [*cell.metadata["tags"], SKIP_TAG]
-            skipped[i] = reason
+def _scripts_literal(source: str) -> dict[str, str]:
+    """The SCRIPTS dict a scripts cell writes, read without running the cell."""
+    scope: dict = {}
+    exec(source.split("\nfor name, text in")[0], scope)  # the literal only: nothing is written
+    return scope["SCRIPTS"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_notebooks_opening_cells_run_in_a_jupyter_kernel(lang):
+    import hashlib
+
+    nb, scripts = _opening_cells(lang)
+    assert scripts, "no notebook writes scripts: this test checks nothing of them"
     folder = Path(tempfile.mkdtemp(prefix="notebook-run-"))
     try:
-        if (data := ensure_local_mnist()) is not None:
-            (folder / "data").symlink_to(data.resolve(), target_is_directory=True)
-        client = NotebookClient(nb, timeout=600, kernel_name="python3", skip_cells_with_tag=SKIP_TAG,
-                                resources={"metadata": {"path": str(folder)}})
-        # the kernel process's own stderr (its start-up notices; a crash) into a file, shown if the run fails
-        with open(folder / "kernel.log", "w+", encoding="utf-8") as log:
+        client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(folder)}})
+        with open(folder.parent / f"{folder.name}.kernel.log", "w+", encoding="utf-8") as log:
             try:
                 client.execute(stderr=log)
             except Exception as error:
                 log.seek(0)
-                kernel = log.read()[-3000:]
-                raise RuntimeError(f"{path.relative_to(REPO)}: {error}\nthe kernel's stderr:\n{kernel}") from None
+                raise RuntimeError(f"{error}\nthe kernel's stderr:\n{log.read()[-3000:]}") from None
+        written = {name: (folder / name).read_text(encoding="utf-8") for name in scripts}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return nb, skipped
-
-
-@pytest.fixture(scope="session")
-def notebook_runs(request):
-    """The runs of the notebooks this session tests, two at a time (a kernel each), in the tests' order."""
-    wanted = [item.callspec.params["page"] for item in request.session.items
-              if getattr(item, "originalname", "") == "test_notebook_runs_top_to_bottom"]
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notebook")
-    runs = {page: pool.submit(execute, notebook_path(page), cuda_device_count()) for page in wanted}
-    yield runs
-    pool.shutdown(cancel_futures=True)
+    device = _stdout(nb.cells[0])
+    if cuda_device_count() == 0:
+        assert device == WORDS[lang]["no_gpu"] + "\n" + WORDS[lang]["no_multi_gpu"] + "\n", device
+    else:
+        assert device.startswith(WORDS[lang]["gpu_found"]), device
+    assert written == scripts
+    # the shell cell ran in the notebook's folder and found each file as written
+    listed = dict(line.split(maxsplit=1)[::-1] for line in _stdout(nb.cells[-1]).splitlines())
+    assert listed == {name: hashlib.sha256(text.encode()).hexdigest() for name, text in scripts.items()}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=IDS)
-def test_notebook_runs_top_to_bottom(notebook_runs, page):
-    if page.stem == "mnist" and ensure_local_mnist() is None:
-        pytest.skip("no local MNIST copy (../shared/data/mnist): the notebook would download it")
+def test_notebook_opens_with_the_device_check_and_the_scripts_its_shell_cells_run(page):
+    """Structural: the notebook's device check is the one the kernel test runs, and its scripts cell writes exactly
+    the repository's scripts that its shell cells run (and the modules they import), code as in the repository and
+    comments in the notebook's language, so its shell cells run the code the page's shell blocks ran."""
     lang = page.parent.name
-    nb, skipped = notebook_runs[page].result()
-    committed = nbformat.read(notebook_path(page), as_version=4)
-    gpus = cuda_device_count()
-    # skipped: exactly the cells whose tags ask for GPUs this machine lacks, each with the page's reason
-    assert skipped == {i: r for i, c in enumerate(committed.cells) if (r := _cell_skip_reason(c, gpus))}
-    device = _stdout(nb.cells[2])
-    if gpus == 0:
-        assert device.startswith(WORDS[lang]["no_gpu"] + "\n"), device
-    else:
-        assert device.startswith(WORDS[lang]["gpu_found"]), device
-    wrong = [f"cell {i}: shown\n{_stdout(shown)}but printed\n{_stdout(ran)}"
-             for i, (shown, ran) in enumerate(zip(committed.cells, nb.cells, strict=True))
-             if i not in skipped and _stdout(shown) and _stdout(shown) != _stdout(ran)]
-    assert not wrong, "\n".join(wrong)
+    nb = nbformat.read(notebook_path(page), as_version=4)
+    multi = any("multi_gpu" in b.marks or "pytest.mark.multi_gpu" in b.marks for b in page_blocks(page))
+    assert nb.cells[2].source == notebooks.device_cell(WORDS[lang], multi).source
+    shell = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and c.source.startswith("%%bash"))
+    written = [c for c in nb.cells if c.cell_type == "code" and SCRIPTS_TAG in c.metadata.get("tags", [])]
+    wanted = notebooks.scripts_of(shell)
+    if not wanted:
+        assert not written
+        return
+    assert len(written) == 1 and nb.cells.index(written[0]) < min(
+        i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.startswith("%%bash"))
+    scripts = _scripts_literal(written[0].source)
+    assert list(scripts) == wanted
+    for name, text in scripts.items():
+        repo_text = (REPO / name).read_text(encoding="utf-8")
+        assert behaviour_key("python", text) == behaviour_key("python", repo_text), f"{name}: not the repository's code"

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from codeblocks_plugin import page_blocks, run_key
+from codeblocks_plugin import behaviour_key, page_blocks, programs, snippets_run_by_pages
 from site_pages import REPO, SNIPPETS, pages
 from snippet_runs import run_code, run_snippet
 
@@ -22,12 +22,6 @@ def snippets_needing_gpu() -> dict[str, set[str]]:
             for include in block.includes:
                 needs.setdefault(include.split(":", 1)[0], set()).update(marks)
     return needs
-
-
-def snippets_run_by_pages() -> set[str]:
-    """Snippet files that a page's bash block runs as a program (`python snippets/x.py ...`), in each language."""
-    return {path for page in pages() for block in page_blocks(page.path) if block.raw.syntax in {"bash", "sh"}
-            for path in re.findall(r"\bsnippets/[\w/]+\.py\b", block.raw.code)}
 
 
 RUN_BY_PAGES = snippets_run_by_pages()
@@ -56,6 +50,48 @@ def _started(request):
 def test_snippet_runs_as_a_script(_started, snippet):
     run = run_snippet(snippet).result(timeout=600)
     assert run.returncode == 0, f"{run.command}\n{run.stdout[-2000:]}\n{run.stderr[-4000:]}"
+
+
+# ---- each piece of code runs once: the page blocks that show a whole file read that file's run above -------------
+
+
+def whole_file_blocks():
+    """(page, block, file) for every Python fence that shows one whole snippet file, in every language."""
+    for page in pages():
+        for block in page_blocks(page.path):
+            if block.expanded.syntax == "python" and len(block.includes) == 1 and ":" not in block.includes[0] \
+                    and block.raw.code.strip() == f'--8<-- "{block.includes[0]}"':
+                yield page, block, block.includes[0]
+
+
+def test_every_copy_of_a_whole_file_reads_that_files_one_run():
+    """Structural, for what is not run again: each language's copy of a fence that shows a whole snippet file
+    differs from the file in comments and docstrings only, so the file's run as a program (above) is its run too;
+    a file that a page's bash block runs is run there (with its arguments), and its fence runs as before."""
+    read, own = 0, []
+    for page, block, file in whole_file_blocks():
+        key = behaviour_key("python", block.expanded.code)
+        assert key == behaviour_key("python", (REPO / file).read_text(encoding="utf-8")), (
+            f"{page.lang}/{page.name} {block.label}: its code differs from {file} in more than comments and docstrings")
+        if file in RUN_BY_PAGES:
+            own.append(file)
+        else:
+            assert programs()[key] == file
+            read += 1
+    assert read >= 200, f"only {read} fences read a program's run"  # 228 when this was written, both languages
+    assert len(own) <= 12, own  # 10: five files, two languages
+
+
+def test_the_behaviour_key_ignores_comments_and_docstrings_only():
+    code = 'def f():\n    """Return one."""\n    return 1  # one\n\n\nprint(f())\n'
+    translated = 'def f():\n    """返回 1。"""\n    return 1  # 一\nprint(f())\n'
+    assert behaviour_key("python", code) == behaviour_key("python", translated)
+    assert behaviour_key("python", code) != behaviour_key("python", code.replace("return 1", "return 2"))
+    reads_its_doc = code + "print(f.__doc__)\n"
+    assert behaviour_key("python", reads_its_doc) != behaviour_key(
+        "python", reads_its_doc.replace("Return one.", "返回 1。"))
+    section = "    return 1  # a section of a file, which does not parse alone\n"
+    assert behaviour_key("python", section) == ("python", "    return 1  ")
 
 
 # What a GPU-only program may end with on a machine without a GPU: one line that says a GPU is missing (torch's
@@ -91,13 +127,16 @@ def test_a_gpu_snippet_on_a_machine_without_one_runs_or_says_it_needs_a_gpu(snip
         f"{run.command}: status {run.returncode}\n{run.stderr[-2000:]}")
 
 
-def gpu_page_blocks() -> dict[tuple[str, str], str]:
-    """(syntax, code without comments) -> where it is shown, for every CUDA or multi-GPU block of the built site."""
-    blocks: dict[tuple[str, str], str] = {}
+def gpu_page_blocks() -> dict[tuple[str, str], tuple[str, str, str]]:
+    """behaviour_key -> (syntax, code, where it is shown), for every CUDA or multi-GPU block of the built site (the
+    languages' copies of a block are one)."""
+    blocks: dict[tuple[str, str], tuple[str, str, str]] = {}
     for page in pages():
         for block in page_blocks(page.path):
             if {m.removeprefix("pytest.mark.") for m in block.marks} & {"cuda", "multi_gpu"}:
-                blocks.setdefault(run_key(block.expanded), f"{page.lang}/{page.name} {block.label}")
+                key = behaviour_key(block.expanded.syntax, block.expanded.code)
+                where = f"{page.lang}/{page.name} {block.label}"
+                blocks.setdefault(key, (block.expanded.syntax, block.expanded.code, where))
     return blocks
 
 
@@ -105,10 +144,13 @@ GPU_BLOCKS = gpu_page_blocks()
 
 
 @pytest.mark.no_cuda
-@pytest.mark.parametrize("key", list(GPU_BLOCKS), ids=list(GPU_BLOCKS.values()))
+@pytest.mark.parametrize("key", list(GPU_BLOCKS), ids=[where for _, _, where in GPU_BLOCKS.values()])
 def test_a_copied_gpu_block_on_a_machine_without_one_runs_or_says_it_needs_a_gpu(key):
-    syntax, code = key
-    if syntax == "python":
+    syntax, code, _ = GPU_BLOCKS[key]
+    if (snippet := programs().get(key)) is not None:  # a whole snippet file: its one run as a program (above)
+        run = run_snippet(snippet).result(timeout=600)
+        returncode, stderr = run.returncode, run.stderr
+    elif syntax == "python":
         run = run_code(code)
         returncode, stderr = run.returncode, run.stderr
     else:
