@@ -41,6 +41,7 @@ class Findings:
     copy: list[str] | Exception
     languages: dict[str, dict[str, str] | str] | Exception  # where it landed, its <html lang>, its language links
     layout: dict | Exception  # as loaded, at the desktop width: see LAYOUT_JS
+    phone: dict | Exception  # the same load at a phone's width: see PHONE_CODE_JS
 
 
 def _checked(check, *args) -> list[str] | Exception:
@@ -57,7 +58,8 @@ def findings(new_context, origin, built_site):
     Each page gets a fresh context, as for a first visitor (light scheme). While one page is checked, the
     next one in order loads and runs axe alongside (axe takes most of the time, one core each). The
     network is left to go quiet while axe and the copy check run; everything requested or logged up to
-    then counts for the offline check.
+    then counts for the offline check. The code blocks are also looked at with the window at a phone's
+    width, then the desktop width again, before axe runs.
 
     The search index each page fetches arrives with its entries left out: Material's worker would otherwise
     index the whole site on every page (about half a core-second each, beside axe). The index and the worker are
@@ -80,14 +82,15 @@ def findings(new_context, origin, built_site):
                          "selector": _language_links(page, ".md-header .md-select a[hreflang]"),
                          "alternates": _language_links(page, "head link[rel=alternate][hreflang]")}
             layout = _checked(page.evaluate, LAYOUT_JS)  # before axe, which flips the colour scheme
+            phone = _checked(_code_on_a_phone, page)
             start_axe(page)
         except Exception as error:  # reported by every check of this page, in its own test
-            return context, page, rec, error, error, error
-        return context, page, rec, response, languages, layout
+            return context, page, rec, error, error, error, error
+        return context, page, rec, response, languages, layout, phone
 
-    def finish(path: str, context, page, rec, response, languages, layout) -> Findings:
+    def finish(path: str, context, page, rec, response, languages, layout, phone) -> Findings:
         if isinstance(response, Exception):
-            return Findings(response, response, response, response, response)
+            return Findings(response, response, response, response, response, response)
         axe = _checked(lambda: _axe_problems(page.evaluate("() => window.axeFound")))
         copy = _checked(_copy_problems, page, docs[path]) if docs[path] else []
         page.wait_for_load_state("networkidle")
@@ -97,7 +100,7 @@ def findings(new_context, origin, built_site):
         if not page.evaluate("typeof window.document$ !== 'undefined'"):
             offline.append("Material's JavaScript did not start (no window.document$): no search, palette, copy")
         context.close()
-        return Findings(offline, axe, copy, languages, layout)
+        return Findings(offline, axe, copy, languages, layout, phone)
 
     def get(path: str) -> Findings:
         if path not in done:
@@ -137,10 +140,12 @@ def test_page_has_no_serious_accessibility_violations(findings, doc):
 
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)
 def test_copy_buttons_copy_the_included_code(findings, doc):
-    """Every Python block's copy button copies exactly the included snippet, comments in the page's language."""
-    if not any(f.syntax in PYTHON for f in fences(doc.text())):
+    """Every Python block's copy button copies exactly the included snippet, comments in the page's language; a
+    shown output (a text fence) has no copy button; a shell block's copy holds no `$ ` prompt."""
+    problems = _problems(findings(doc.url).copy)
+    if not problems and not any(f.syntax in PYTHON for f in fences(doc.text())):
         pytest.skip("no Python block on this page")
-    _fail_on(_problems(findings(doc.url).copy), f"/{doc.url}", sep="\n\n")
+    _fail_on(problems, f"/{doc.url}", sep="\n\n")
 
 
 # JS, run once the page has loaded (fonts included): the article's code blocks and tables wider than their own
@@ -203,6 +208,90 @@ def test_verification_badge_is_at_most_two_lines(findings, doc):
                         pytrace=False)
         pytest.skip("no code that runs on this page, so no verification stamp")
     assert layout["badgeLines"] <= MAX_BADGE_LINES, f"/{doc.url}: the badge takes {layout['badgeLines']} lines"
+
+
+# JS, run with the window at a phone's width (PHONE): each code block of the article -- a page's python, bash and
+# console blocks (their <div>'s language-* class, mkdocs.yml's pygments_lang_class), a notebook page's code cells --
+# with `white-space` other than `pre` or more visual lines than lines of text: wrapped, so a continuation restarts
+# at column 0 and Python's indentation is lost. A visual line is a run of the code's boxes that overlap vertically.
+# And each block that scrolls sideways (any code or output) but takes no keyboard focus (axe's
+# scrollable-region-focusable): Material gives a scrolling `pre > code` tabindex="0" and docs/javascripts/
+# code_focus.js a notebook's `pre`, each from a ResizeObserver, so they are waited for a moment.
+PHONE_CODE_JS = """
+async () => {
+  const pause = ms => new Promise(ok => setTimeout(ok, ms));
+  await document.fonts.ready;
+  await new Promise(ok => requestAnimationFrame(() => requestAnimationFrame(ok)));
+  const firstLine = text => (text.split("\\n").find(line => line.trim()) || "").trim().slice(0, 90);
+  const code = [...document.querySelectorAll(
+    ".md-content div.highlight:is(.language-python, .language-py, .language-bash, .language-sh, .language-console)"
+    + " > pre > code, .md-content .jupyter-wrapper .highlight-ipynb > pre")];
+  const scrollers = [...document.querySelectorAll(".md-content pre > code, .md-content .jupyter-wrapper pre")];
+  const scrolls = el => el.scrollWidth > el.clientWidth + 1;
+  const unfocused = () => scrollers.filter(el => scrolls(el) && el.tabIndex < 0);
+  for (let i = 0; i < 40 && unfocused().length; i++) await pause(50);
+  const visualLines = el => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const boxes = [...range.getClientRects()].filter(r => r.width > 0 && r.height > 0).sort((a, b) => a.top - b.top);
+    let lines = 0, bottom = -Infinity;
+    for (const box of boxes) {
+      if (box.top >= bottom - 1) { lines += 1; bottom = box.bottom; }
+      else bottom = Math.max(bottom, box.bottom);
+    }
+    return lines;
+  };
+  const wrapped = [];
+  for (const el of code) {
+    const lines = el.textContent.split("\\n").filter(line => line.length > 0).length;
+    const seen = visualLines(el), whiteSpace = getComputedStyle(el).whiteSpace;
+    if (whiteSpace !== "pre" || seen > lines)
+      wrapped.push(`${lines} lines shown as ${seen} (white-space: ${whiteSpace}): ${firstLine(el.textContent)}`);
+  }
+  const unreachable = unfocused().map(el =>
+    `scrolls (${el.scrollWidth} px in ${el.clientWidth} px) but takes no keyboard focus: ${firstLine(el.textContent)}`);
+  return {width: window.innerWidth, code: code.length, scrolling: scrollers.filter(scrolls).length, wrapped,
+          unreachable};
+}
+"""
+
+
+def _code_on_a_phone(page) -> dict:
+    """PHONE_CODE_JS at a phone's width, then the window back at the desktop width (for axe, as loaded)."""
+    page.set_viewport_size(PHONE)
+    try:
+        return page.evaluate(PHONE_CODE_JS)
+    finally:
+        page.set_viewport_size(DESKTOP)
+        page.evaluate("new Promise(ok => requestAnimationFrame(() => requestAnimationFrame(ok)))")
+
+
+def _phone_problems(found: dict, where: str) -> list[str]:
+    assert found["width"] == PHONE["width"], found
+    return [f"{where} at {found['width']} px: {problem}" for problem in found["wrapped"] + found["unreachable"]]
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=IDS)
+def test_code_does_not_wrap_on_a_phone(findings, doc):
+    """At 390 px no Python or shell block wraps: a line longer than the screen scrolls inside its block, which
+    keeps the indentation (a wrapped line restarts at column 0); and a block that scrolls can be scrolled from
+    the keyboard. Shown outputs (text fences) may wrap."""
+    found = _problems(findings(doc.url).phone)
+    if any(f.syntax in PYTHON for f in fences(doc.text())):
+        assert found["code"] > 0, f"/{doc.url}: no Python block found (div.highlight.language-python)"
+    _fail_on(_phone_problems(found, f"/{doc.url}"), "code that wraps or cannot be scrolled from the keyboard")
+
+
+def test_other_built_pages_code_does_not_wrap_on_a_phone(findings, built_site):
+    """The same on the pages that no docs/<lang>/*.md makes: the notebook pages' code cells do not wrap (their
+    outputs may), and a cell that scrolls takes the keyboard focus."""
+    found = {rel: _problems(findings(rel).phone) for rel in _other_pages(built_site)}
+    notebooks = [rel for rel in found if "/notebooks/" in f"/{rel}"]
+    cells = {rel: found[rel]["code"] for rel in notebooks}
+    assert cells and all(cells.values()), f"notebook pages without code cells found: {cells}"
+    problems = [p for rel, f in found.items() for p in _phone_problems(f, f"/{rel}")]
+    _fail_on(problems, "pages that no docs/<lang>/*.md makes")
+    assert any(found[rel]["scrolling"] for rel in notebooks), "no notebook cell scrolls at 390 px: is the check blind?"
 
 
 def _other_pages(built_site) -> list[str]:
@@ -299,9 +388,46 @@ def _closest(text: str, candidates: list[str | None]) -> str:
     )
 
 
+# JS: the article's shown outputs (text fences) that have a copy button, and its shell blocks whose copy (as
+# COPY_TEXTS_JS reads it) has a line starting with a `$ ` prompt, each by its first line; and how many outputs.
+OUTPUT_AND_SHELL_COPY_JS = """
+() => {
+  const firstLine = text => (text.split("\\n").find(line => line.trim()) || "").trim().slice(0, 90);
+  const outputs = [...document.querySelectorAll("article div.highlight.language-text")];
+  const withButton = outputs.filter(block => block.querySelector("[data-clipboard-target], .md-clipboard"))
+    .map(block => firstLine(block.querySelector("code").innerText));
+  const prompted = [];
+  const shell = "article div.highlight:is(.language-console, .language-bash, .language-sh)";
+  for (const block of document.querySelectorAll(shell)) {
+    const code = block.querySelector("code");
+    code.setAttribute("data-md-copying", "");
+    const copied = code.innerText;
+    code.removeAttribute("data-md-copying");
+    if (copied.split("\\n").some(line => /^\\s*\\$ /.test(line))) prompted.push(firstLine(copied));
+  }
+  return {outputs: outputs.length, withButton, prompted};
+}
+"""
+
+
+def _output_and_shell_copy_problems(page, doc: Page) -> list[str]:
+    """A shown output (a text fence) has no copy button (its <div> is .no-copy, docs/hooks/page_text.py); what a
+    shell block's copy button copies runs as it is, with no `$ ` prompt (docs/stylesheets/extra.css)."""
+    found = page.evaluate(OUTPUT_AND_SHELL_COPY_JS)
+    text_fences = sum(f.syntax == "text" for f in fences(doc.text()))
+    problems = [f"the page has {text_fences} text fences, but {found['outputs']} div.highlight.language-text"] if (
+        found["outputs"] < text_fences) else []
+    problems += [f"a shown output has a copy button: {line}" for line in found["withButton"]]
+    return problems + [f"a shell block copies its `$ ` prompts: {line}" for line in found["prompted"]]
+
+
 def _copy_problems(page, doc: Page) -> list[str]:
-    """Each Python fence's copy button yields the code as included (Material trims the end), found in page
-    order among the article's code blocks; then the same through the real clipboard."""
+    """No copy button on outputs nor prompts in shell copies (above); each Python fence's copy button yields the code
+    as included (Material trims the end), found in page order among the article's code blocks; then the same
+    through the real clipboard."""
+    outputs = _output_and_shell_copy_problems(page, doc)
+    if outputs:
+        return outputs
     text = doc.text()
     shown = [
         (i, raw, code)

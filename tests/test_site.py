@@ -315,6 +315,20 @@ def test_the_deployed_build_links_under_its_address_and_edits_the_page_source(tm
     assert 'data-md-component="source"' not in header
 
 
+def test_home_clone_command_is_copyable_in_a_local_build(built_site):
+    """A build given no repository address (REPO_URL unset) still shows Home's "Run it yourself" command ready to
+    copy, with no `<placeholder>`: a clone of the checkout's `origin`, or `cd` to the checkout the site was built
+    from (docs/hooks/page_text.py). The deploy's clone command: test_the_deployed_build_links_under_its_address..."""
+    origin = subprocess.run(["git", "-C", str(REPO), "remote", "get-url", "origin"], capture_output=True, text=True)
+    for home in (built_site / "index.html", built_site / "zh" / "index.html"):
+        text = html_text.unescape(re.sub(r"<[^>]+>", "", home.read_text(encoding="utf-8")))
+        assert not re.search(r"git clone <|cd <", text), f"{home}: a placeholder in the clone command"
+        if origin.returncode == 0 and origin.stdout.strip():
+            assert "\ngit clone " in text, home
+        else:
+            assert re.search(r"\ncd /\S+\nmake serve|\ncd /\S+\n#", text), home
+
+
 def test_a_missing_snippet_stops_the_build():
     # the include check is pymdownx.snippets' check_paths, as configured in mkdocs.yml
     with pytest.raises(SnippetMissingError, match=r"no_such_snippet\.py"):

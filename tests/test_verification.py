@@ -441,6 +441,24 @@ def test_the_badge_is_one_line_of_this_pages_figures(built_site):
                   "（2026-11-22） · 2 个等待 GPU")
 
 
+def test_the_badge_and_counts_say_one_block_in_the_singular():
+    """One block: "1 block ran", "1 awaits a GPU", "1 error" (the words' `_one` keys); in Chinese the same words."""
+    cpu = _valid() | {"device_type": "cpu", "device_name": "Some CPU", "cuda_device_count": 0, "failures": []}
+    page = "docs/en/devices.md"
+    cpu["pages"] = {page: {"passed": 1, "failed": 0, "errors": 0, "skipped": 1,
+                           "skip_reasons": {"needs a CUDA GPU": 1}}}
+    line, _ = verification.badge([cpu], WORDS["en"], page, None)
+    assert line.startswith("✓ 1 block ran on CPU") and line.endswith("1 awaits a GPU"), line
+    cpu["pages"][page] |= {"passed": 2, "skipped": 2, "skip_reasons": {"needs a CUDA GPU": 2}}
+    line, _ = verification.badge([cpu], WORDS["en"], page, None)
+    assert line.startswith("✓ 2 blocks ran on CPU") and line.endswith("2 await a GPU"), line
+    counts = {"passed": 1, "failed": 0, "errors": 1, "skipped": 0, "reasons": []}
+    assert verification._macros().counts(WORDS["en"], counts) == "1 passed, 1 error"
+    assert "出错 1 个" in verification._macros().counts(WORDS["zh"], counts)
+    zh, _ = verification.badge([cpu | {"pages": {page: cpu["pages"][page] | {"passed": 1}}}], WORDS["zh"], page, None)
+    assert zh.startswith("✓ 1 个代码块已在 CPU 上运行"), zh
+
+
 def test_a_failure_shows_on_a_page_only_when_one_of_its_blocks_failed():
     cpu = _valid() | {"device_type": "cpu", "device_name": "Some CPU", "cuda_device_count": 0, "failures": []}
     page, other = "docs/en/devices.md", "docs/en/tensors.md"

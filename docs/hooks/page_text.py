@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
 
 from mkdocs.plugins import event_priority
 
@@ -19,15 +20,33 @@ import site_pages as site
 from site_pages import COMMENTS, COMMENTS_SCHEMA, REPO, join_cjk_lines, language_of, load_data, load_text
 
 INCLUDE_FENCE = re.compile(r'^([ \t]*)```python\n([ \t]*--8<--\s+"([^":]+)(?::[^"]*)?"\s*\n)', re.M)
-# Home's clone command, written with placeholders in each language; a build that knows its repository (the
-# deploy sets REPO_URL, README.md "Addresses") shows the real, copyable command
+# Home's clone command, written with placeholders in each language; every build shows a copyable command in their
+# place: a build that knows its repository (the deploy sets REPO_URL, README.md "Addresses") clones it, a local one
+# clones the checkout's `origin`, or, with none, goes to the checkout the site was built from
 CLONE = re.compile(r"git clone <[^>\n]+> && cd <[^>\n]+>")
+# a shown output's block (a `text` fence; mkdocs.yml's pygments_lang_class names the language): inside `.no-copy`,
+# Material gives it no copy button
+OUTPUT_BLOCK = re.compile(r'(<div class="language-text highlight)(")')
 
 
 def clone_command(repo_url: str) -> str:
-    """`git clone <url>` and `cd <folder>`, one per line to fit the code column, for a repository address."""
-    url = repo_url.rstrip("/")
-    return f"git clone {url}.git\ncd {url.rsplit('/', 1)[-1]}"
+    """`git clone <url>` and `cd <folder>`, one per line to fit the code column, for a repository address
+    (https://host/owner/name, or git@host:owner/name.git)."""
+    url = repo_url.rstrip("/").removesuffix(".git")
+    return f"git clone {url}.git\ncd {re.split(r'[/:]', url)[-1]}"
+
+
+def local_clone_command() -> str:
+    """Home's command for a build that was given no repository address: a clone of the checkout's `origin`, or
+    where it has none, `cd` to the checkout itself (a local build is read where it was built)."""
+    try:
+        origin = subprocess.run(["git", "-C", str(REPO), "remote", "get-url", "origin"],
+                                capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        origin = None
+    if origin is not None and origin.returncode == 0 and origin.stdout.strip():
+        return clone_command(origin.stdout.strip())
+    return f"cd {REPO}"
 
 
 _words: dict[str, dict] = {}
@@ -59,8 +78,9 @@ def on_pre_build(config) -> None:
 @event_priority(-50)  # after the other hooks have added their Markdown
 def on_page_markdown(markdown: str, page, config, files) -> str:
     markdown = INCLUDE_FENCE.sub(lambda m: f'{m.group(1)}```python title="{m.group(3)}"\n{m.group(2)}', markdown)
-    if config.get("repo_url"):
-        markdown = CLONE.sub(clone_command(config["repo_url"]), markdown)
+    if CLONE.search(markdown):
+        command = clone_command(config["repo_url"]) if config.get("repo_url") else local_clone_command()
+        markdown = CLONE.sub(lambda _: command, markdown)
     lang = language_of(page.file.src_uri)
     set_permalink_title(config["mdx_configs"], lang)
     if lang not in site.LANGUAGES or lang == site.LANGUAGES[0]:
@@ -69,5 +89,6 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 
 def on_post_page(output: str, page, config) -> str:
+    output = OUTPUT_BLOCK.sub(r"\1 no-copy\2", output)
     lang = language_of(page.file.src_uri)
     return relabel(output, _words[lang]["notebook_labels"]) if lang in _words else output
