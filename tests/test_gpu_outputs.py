@@ -178,7 +178,7 @@ PROSE_RATIOS = [
     ("snippets/performance/transfer_cost.py", lambda v: float(v[1]) / float(v[0]),
      {"en": "almost {n} times as fast", "zh": "速度将近是从可分页内存复制的 {n} 倍"}),
     ("snippets/performance/transfer_cost.py", lambda v: float(v[2]) / float(v[1]),
-     {"en": "{n} times faster", "zh": "速度又是前者的 {n} 倍"}),
+     {"en": "{n} times faster", "zh": "速度又是锁页内存复制的 {n} 倍"}),
     # “快 N 倍” reads as N times or N + 1 times in Chinese: the page gives the ratio itself
     ("snippets/performance/cuda_events.py", lambda v: float(v[1]) / float(v[0]),
      {"en": "about {n} times faster", "zh": "实际用时的约 1/{n}"}),

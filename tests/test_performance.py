@@ -292,7 +292,7 @@ def test_without_a_driver_the_profiler_says_so_on_stderr_and_profiles_the_cpu():
 
 THREAD_SPEEDUPS = {  # the page's words for the two ratios of the record's 2-thread row to its 1-thread row
     "en": "matrix product {matmul} times as fast, and the training step {step} times as fast: no faster at all",
-    "zh": "矩阵乘法快到 {matmul} 倍，训练步却是 {step} 倍，一点也没有变快",
+    "zh": "开两个线程时，矩阵乘法的速度是单线程的 {matmul} 倍，训练步却只有 {step} 倍，一点也没有变快",
 }
 
 

@@ -499,7 +499,7 @@ def test_a_note_folded_over_lines_reads_as_one_chinese_paragraph():
     assert flow("it returned 0,\ntensors  still\nwent", "en") == "it returned 0, tensors still went"
     records = [_load(p) | {"_file": p.name} for p in RECORDS]
     page = verification.runs(records, WORDS["zh"] | {"lang": "zh"}, NOTES)
-    assert "它返回 0，张量却照样放到了 GPU 上" in page
+    assert "返回的是 0，张量却照样放到了 GPU 上" in page
     gaps = re.findall(r"[\u3400-\u9fff，。：；、）][ \t]+[\u3400-\u9fff，。：；、（]", page)
     assert not gaps, gaps
 
