@@ -132,11 +132,9 @@ def behaviour_key(syntax: str, code: str) -> tuple[str, str]:
         if tree is not None:
             if "__doc__" not in code:
                 for node in ast.walk(tree):
-                    body = getattr(node, "body", None)
-                    if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and body \
-                            and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                            and isinstance(body[0].value.value, str):
-                        node.body = body[1:] or [ast.Pass()]
+                    if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
+                            and ast.get_docstring(node, clean=False) is not None:
+                        node.body = node.body[1:] or [ast.Pass()]
             return syntax, ast.dump(tree)
     return run_key(CodeBlock(code, 0, syntax))
 
