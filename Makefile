@@ -51,8 +51,10 @@ browser:
 	  elif ! command -v chromium >/dev/null; then \
 	    echo "make test: Chromium is missing; install it (Debian: sudo apt-get install chromium-headless-shell fonts-noto-cjk)" >&2; exit 1; fi; }
 
+# PYTEST_ARGS: more for pytest, e.g. the deploy's --verification-record (the record the site it builds shows)
+PYTEST_ARGS ?=
 test: install browser cjk-font
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), recording where it ran
 # (docs/data/verification/, the pages' verification stamp), then the benchmark: every rung

@@ -181,10 +181,29 @@ async () => {
       else bottom = Math.max(bottom, box.bottom);
     }
   }
-  return {width: window.innerWidth, wide, badgeLines};
+  // the page's height, and each H2 section's, from its heading to the next or the article's end (details folded)
+  const top = el => el.getBoundingClientRect().top + window.scrollY;
+  const article = document.querySelector("article");
+  const end = article ? article.getBoundingClientRect().bottom + window.scrollY : 0;
+  const h2s = [...document.querySelectorAll("article h2")];
+  const sections = h2s.map((h, i) => [h.id, Math.round((i + 1 < h2s.length ? top(h2s[i + 1]) : end) - top(h))]);
+  return {width: window.innerWidth, wide, badgeLines, height: document.documentElement.scrollHeight, sections};
 }
 """
 MAX_BADGE_LINES = 2
+# a page a reader can finish (issue 35): at the desktop width, the page and each of its H2 sections at most this tall;
+# the MNIST page, the full example, is exempt
+MAX_PAGE_PX, MAX_SECTION_PX, LONG_PAGES = 10_000, 3_000, {"mnist.md"}
+
+
+@pytest.mark.parametrize("doc", [p for p in PAGES if p.name not in LONG_PAGES],
+                         ids=[i for p, i in zip(PAGES, IDS, strict=True) if p.name not in LONG_PAGES])
+def test_a_page_and_its_sections_are_short_enough_to_finish(findings, doc):
+    layout = _problems(findings(doc.url).layout)
+    problems = [f"the page: {layout['height']} px"] if layout["height"] > MAX_PAGE_PX else []
+    problems += [f"#{anchor}: {px} px" for anchor, px in layout["sections"] if px > MAX_SECTION_PX]
+    _fail_on(problems, f"/{doc.url} at {layout['width']} px: longer than {MAX_PAGE_PX} px a page, "
+             f"{MAX_SECTION_PX} px a section")
 
 
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)

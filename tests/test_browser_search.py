@@ -160,11 +160,13 @@ class SearchCase:
 SEARCH_CASES = [
     SearchCase("en", "nvidia-smi", "devices.md"),
     SearchCase("en", "torch.accelerator", None),  # devices, device-agnostic and multi-gpu all teach it
-    SearchCase("en", "DataParallel", "multi-gpu.md"),  # teaches DDP instead and links to legacy.md, listed second
+    SearchCase("en", "DataParallel", "ddp.md"),  # teaches DDP instead and links to legacy.md, listed second
     SearchCase("en", "CUDA_VISIBLE_DEVICES", "multi-gpu.md"),
     SearchCase("en", "pinned memory", "performance.md"),
     SearchCase("en", "MNIST timings", "mnist.md"),  # the Chinese MNIST page came first once
-    SearchCase("en", "move model to gpu", "modules.md"),  # the glossary came first once
+    # its first idioms answer it; modules.md, which teaches it in depth, is second since the split of 2026-11-29 (the
+    # glossary came first once)
+    SearchCase("en", "move model to gpu", "quickstart.md"),
     SearchCase("zh", "计算设备", "devices.md"),
     SearchCase("zh", "锁页内存", "performance.md"),
     SearchCase("zh", "显存", None),
@@ -182,7 +184,7 @@ SEARCH_CASES = [
     SearchCase("en", ".to() .cuda() .cpu()", "tensors.md"),  # its "moving between devices" compares the three
     SearchCase("zh", ".to() .cuda() .cpu()", "tensors.md"),
     # a word docs/data/terms.yml keeps off the pages: the pages' term stands in (search_index.term_variants)
-    SearchCase("zh", "用梯度检查点节省显存", "gpu-memory.md"),  # the pages say 激活重计算; multi-gpu.md came first
+    SearchCase("zh", "用梯度检查点节省显存", "bigger-models.md"),  # the page says 激活重计算 (gpu-memory.md once)
     SearchCase("zh", "页锁定内存", "performance.md"),
     SearchCase("en", "input pipeline", "mnist.md"),
     # a name from code, cut into common words by the index: the page that holds it whole comes first
@@ -265,12 +267,17 @@ SECTION_FLOORS = {
     # issue 25's target is 90 % for both; each is above it (2026-11-28): English 174/184 page first, 171/184 section,
     # Chinese 171/180, 167/180. The last two batches, held out until their tuning had ended, scored 9 or 10 of 10 at
     # their one run; earlier ones less (search_questions.yml)
-    ("en", "section questions"): (0.94, 0.92),
-    ("zh", "section questions"): (0.95, 0.92),
+    # The split of 2026-11-29 (issue 35: nine new pages a language, sections promoted to pages of their own) cost
+    # English 2 and 1 of these (173 -> 171 page first, 170 -> 169 section; 'find out what is using my GPU memory' now
+    # finds the page titled "Out of memory" first) and Chinese 1 and 1 (171 -> 170, 167 -> 166); three keyword passes
+    # on the new pages won most of the rest back. The floors follow what is measured now.
+    ("en", "section questions"): (0.92, 0.91),
+    ("zh", "section questions"): (0.94, 0.92),
 }
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
-# 115 KiB Chinese for the pages, twice that with the notebook pages)
-SEARCH_INDEX_MAX_KIB = 256
+# 115 KiB Chinese for the pages, twice that with the notebook pages; 255 KiB Chinese in all before the split of
+# 2026-11-29, whose nine new pages a language brought 5 KiB of titles, openings and keywords)
+SEARCH_INDEX_MAX_KIB = 272
 SEARCH_MIN_ERRORS = 30
 QUESTION_KEYS = {"q", "page", "pages", "section", "sections", "from"}
 

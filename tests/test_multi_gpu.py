@@ -16,8 +16,10 @@ import sys
 import pytest
 import torch
 
+from moved_sections import MOVED
+from moved_sections import SCHEMA as MOVED_SCHEMA
 from site_build import finished
-from site_pages import REPO, fences, pages
+from site_pages import REPO, fences, load_data, pages
 from snippet_runs import run_snippet
 
 
@@ -401,7 +403,7 @@ def test_ddp_script_runs_as_two_nodes(tmp_path):
     printed = [out.strip() for out, _ in results if out.strip()]
     assert printed == [MULTI_NODE_OUTPUT]  # rank 0, on whichever node the rendezvous made first, prints
     for page in ("en", "zh"):
-        shown = (REPO / "docs" / page / "multi-gpu.md").read_text(encoding="utf-8")
+        shown = page_text(page, "multi-node")
         assert f"snippets/multi_gpu/ddp_train.py\n{MULTI_NODE_OUTPUT}\n```" in shown  # the page's console block
 
 
@@ -620,10 +622,19 @@ def test_detail_crashes_ddp_on_gloo_in_torch_2_14_1():
     assert info.splitlines() == ["all_reduce: 1.0", "DDP built"]
 
 
+# anchor -> the page of Several GPUs that has that section (the pages were one until 2026-11-29)
+SECTION_PAGES = load_data(REPO / MOVED, REPO / MOVED_SCHEMA)["multi-gpu.md"]
+
+
+def page_text(lang: str, anchor: str) -> str:
+    """The page of Several GPUs that has the section anchor (one from before the split, or a newer one)."""
+    texts = {name: (REPO / "docs" / lang / name).read_text(encoding="utf-8") for name in set(SECTION_PAGES.values())}
+    return texts[SECTION_PAGES.get(anchor) or next(n for n, text in texts.items() if f"{{ #{anchor} }}" in text)]
+
+
 def section(lang: str, anchor: str) -> str:
-    """The text of one H2 section of the page, from its heading to the next."""
-    page = (REPO / "docs" / lang / "multi-gpu.md").read_text(encoding="utf-8")
-    return page.split(f"{{ #{anchor} }}")[1].split("\n## ")[0]
+    """The text of one section of Several GPUs, from its heading to the next H2."""
+    return page_text(lang, anchor).split(f"{{ #{anchor} }}")[1].split("\n## ")[0]
 
 
 # What backend a Gloo group runs on, printed after init_process_group, then after a group made later.
@@ -693,12 +704,12 @@ def test_pthread_exit_at_shutdown_is_what_python_3_10_to_3_13_do():
     metadata = next(pathlib.Path(torch.__file__).parent.parent.glob("torch-*.dist-info")) / "METADATA"
     assert "Requires-Python: >=3.10" in metadata.read_text(encoding="utf-8")
     for lang, words in (("en", "Python 3.10–3.13"), ("zh", "Python 3.10～3.13")):
-        text = section(lang, "ddp")
+        text = section(lang, "converting")  # the folded note on why the script imports torch.distributed.nn first
         assert words in text and "3.14" in text and "3.11" not in text, lang
 
 
 def test_only_the_scripts_from_no_sync_on_bind_the_group_to_the_gpu():
-    # multi-gpu.md#device-id: which scripts pass device_id on the NCCL path, and which one does not.
+    # ddp-training.md#device-id: which scripts pass device_id on the NCCL path, and which one does not.
     binds = 'dist.init_process_group("nccl", device_id=device)'
     for script in ("ddp_no_sync.py", "ddp_unused.py", "sync_batchnorm.py", "fsdp_train.py"):
         assert binds in (REPO / "snippets/multi_gpu" / script).read_text(encoding="utf-8"), script
@@ -790,7 +801,7 @@ NO_GROUP_YET = "Default process group has not been initialized, please make sure
 
 @pytest.mark.parametrize("needs_the_group", ["ddp", "sampler", "get_rank"])
 def test_what_needs_the_group_before_init_process_group_raises_the_page_s_error(needs_the_group):
-    """multi-gpu.md#ddp: DistributedDataParallel, DistributedSampler and dist.get_rank() before
+    """ddp.md#ddp: DistributedDataParallel, DistributedSampler and dist.get_rank() before
     init_process_group raise the ValueError whose text the page quotes."""
     calls = {
         "ddp": lambda: torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2)),
@@ -802,4 +813,4 @@ def test_what_needs_the_group_before_init_process_group_raises_the_page_s_error(
         calls[needs_the_group]()
     assert str(error.value) == NO_GROUP_YET
     for lang in ("en", "zh"):
-        assert f"`ValueError: {NO_GROUP_YET}`" in (REPO / "docs" / lang / "multi-gpu.md").read_text(encoding="utf-8")
+        assert f"`ValueError: {NO_GROUP_YET}`" in page_text(lang, "ddp")

@@ -1,6 +1,6 @@
-"""What the performance page (docs/{en,zh}/performance.md) teaches and the guides got wrong, asserted on
-the installed PyTorch. Each erratum in docs/data/errata/performance.yml names one of these tests. CPU tests
-run everywhere; the CUDA ones run on the GPU job.
+"""What the Performance pages (docs/{en,zh}/performance.md, streams.md, profiling.md, cpu-threads.md) teach and the
+guides got wrong, asserted on the installed PyTorch. Each erratum in docs/data/errata/performance.yml names one of
+these tests. CPU tests run everywhere; the CUDA ones run on the GPU job.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import pytest
 import torch
 from torch import nn
 
+from moved_sections import MOVED
+from moved_sections import SCHEMA as MOVED_SCHEMA
 from site_pages import DOCS, LANGUAGES, REPO, SNIPPETS, load_data
 from snippet_runs import run_snippet
 
@@ -197,14 +199,24 @@ def cells(row: str) -> list[str]:
     return [c.strip().strip("`") for c in row.strip().strip("|").split("|")]
 
 
+# the pages of Performance, one page until the split of 2026-11-29 (docs/data/moved_sections.yml)
+PERFORMANCE_PAGES = sorted(set(load_data(REPO / MOVED, REPO / MOVED_SCHEMA)["performance.md"].values()))
+
+
+def performance_text(lang: str) -> str:
+    """The pages of Performance in lang, one after the other, each with its whitespace as written."""
+    return "\n\n".join((DOCS / lang / name).read_text(encoding="utf-8") for name in PERFORMANCE_PAGES)
+
+
 def measured_tables(lang: str) -> dict[str, tuple[list[str], list[list[str]], str]]:
-    """snippet -> (header cells, data rows, the paragraph after the table) of each measured table on the page."""
-    text = (DOCS / lang / "performance.md").read_text(encoding="utf-8")
+    """snippet -> (header cells, data rows, the paragraph after the table) of each measured table on the pages."""
     found = {}
-    for m in MEASURED_TABLE.finditer(text):
-        rows = m["table"].strip().splitlines()
-        after = text[m.end():].lstrip("\n").split("\n\n", 1)[0]
-        found[m["snippet"]] = (cells(rows[0]), [cells(r) for r in rows[2:]], after)
+    for name in PERFORMANCE_PAGES:
+        text = (DOCS / lang / name).read_text(encoding="utf-8")
+        for m in MEASURED_TABLE.finditer(text):
+            rows = m["table"].strip().splitlines()
+            after = text[m.end():].lstrip("\n").split("\n\n", 1)[0]
+            found[m["snippet"]] = (cells(rows[0]), [cells(r) for r in rows[2:]], after)
     return found
 
 
@@ -265,7 +277,7 @@ def test_the_page_shows_every_measurement_and_only_recorded_numbers(lang):
         # where and when: the sentence under the table
         for fact in (record["date"][:10], record["device_name"], f"{record['physical_cores']}",
                      record["torch_version"].split("+")[0], f"{record['load_average']}"):
-            assert fact in after, f"{lang}/performance.md: the line under the {snippet} table lacks {fact!r}"
+            assert fact in after, f"{lang}: the line under the {snippet} table lacks {fact!r}"
 
 
 def test_a_fresh_profile_prints_a_table_of_the_recorded_form():
@@ -306,7 +318,7 @@ def test_the_speed_ups_in_the_prose_are_the_records(lang):
     matmul = ms(rows[1][1]) / ms(rows[2][1])
     step = ms(rows[1][2]) / ms(rows[2][2])
     phrase = THREAD_SPEEDUPS[lang].format(matmul=f"{matmul:.1f}", step=f"{step:.2f}")
-    text = " ".join((DOCS / lang / "performance.md").read_text(encoding="utf-8").split())
+    text = " ".join(performance_text(lang).split())
     assert phrase in text, phrase
     assert matmul > 1.5 and step < 1.05, "the words say the product gained and the step did not"
 
@@ -322,7 +334,7 @@ MACHINE_LINE = {  # the sentence after threads_here.py, whose output depends on 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_machine_line_gives_the_records_thread_counts(lang):
     record = measurement("snippets/performance/thread_speed.py")
-    text = " ".join((DOCS / lang / "performance.md").read_text(encoding="utf-8").split())
+    text = " ".join(performance_text(lang).split())
     phrase = MACHINE_LINE[lang].format(device=record["device_name"], cores=record["physical_cores"],
                                        logical=record["logical_cpus"], threads=record["torch_threads"],
                                        interop=record["torch_interop_threads"])
@@ -414,8 +426,8 @@ def test_torchrun_sets_one_thread_per_process_only_when_it_starts_several(monkey
     if warns:  # the pages quote it
         message = " ".join(warnings_[0].replace("*", " ").split())
         for lang in LANGUAGES:
-            text = " ".join((DOCS / lang / "performance.md").read_text(encoding="utf-8").split())
-            assert f"`{message}`" in text, f"{lang}/performance.md does not quote torchrun's warning"
+            text = " ".join(performance_text(lang).split())
+            assert f"`{message}`" in text, f"{lang}: the Performance pages do not quote torchrun's warning"
 
 
 class _Writes(io.RawIOBase):
@@ -442,7 +454,7 @@ def test_each_rank_writes_its_line_in_one_call_so_lines_from_two_ranks_never_spl
     raw.calls.clear()
     monkeypatch.setenv("RANK", "1")
     runpy.run_path(str(SNIPPETS / "performance" / "torchrun_threads.py"))
-    assert len(raw.calls) == 1 and re.fullmatch(rb"rank 1: OMP_NUM_THREADS=\S+, \d+ thread\(s\)\n", raw.calls[0])
+    assert len(raw.calls) == 1 and re.fullmatch(rb"rank 1: OMP_NUM_THREADS=\S+, \d+ threads?\n", raw.calls[0])
 
 
 # ---- streams -----------------------------------------------------------------------------------------------

@@ -268,6 +268,10 @@ def test_the_404_page_is_in_the_default_language_and_leads_to_each_home(built_si
     homes = {lang: base + ("" if lang == LANGUAGES[0] else f"{lang}/") for lang in LANGUAGES}
     assert {(lang, href) for _, lang, href in parser.links} == set(homes.items())
     assert not list(built_site.glob("*/404.html"))
+    # it cannot know the reader's language: it says what happened in both, and where to go, search included
+    article = html.split("<article", 1)[1].split("</article>", 1)[0]
+    assert "Page not found" in article and '<p lang="zh">' in article and article.count("<kbd>/</kbd>") == 2
+    assert all(f'href="{home}"' in article for home in homes.values())
 
 
 def test_sitemap_and_language_links_are_addresses_under_site_url(built_site):

@@ -436,8 +436,8 @@ class _ErrataTable(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
-        if tag == "h2":
-            self.in_errata = attrs.get("id") == "errata"
+        if tag == "h2":  # the errata: their table, then each in full under a heading of its own
+            self.in_errata = attrs.get("id") in ("errata", "errata-in-full")
         if not self.in_errata:
             return
         self.stack.append(tag)

@@ -10,6 +10,7 @@ mkdocs-jupyter's on_pre_page then renders it, as it renders any page whose sourc
 
 from __future__ import annotations
 
+import hashlib
 import json
 import posixpath
 import re
@@ -86,7 +87,15 @@ ANCHORED_HEADING = re.compile(r'<p><a id="([\w-]+)"></a></p>\s*<h([1-6]) id="[^"
 # a rendered heading: mkdocs-jupyter's table of contents drops the inline code of a heading (`nvidia-smi` became an
 # empty entry linking to no id), so the page's is made again from the headings as rendered
 HEADING = re.compile(r'<h([1-6]) id="([^"]+)">(.*?)(?:<a class="anchor-link"[^>]*>.*?</a>)?</h\1>', re.S)
+# mkdocs-jupyter inlines its stylesheets (JupyterLab's, about 590 KB) in every notebook page; the same text for each
+# page, moved to one file the browser fetches once (there is no option to link them)
+INLINED_CSS = re.compile(r'<style type="text/css">(.*?)</style>', re.S)
+SHARED_CSS = "assets/notebooks"
+# the labels of a cell's tags (mkdocs-jupyter's cell toolbar): a tag the reader's words name, the others left out
+CELL_TAG = re.compile(r'<div class="button_container tags_button_container">\s*<span class="tag-container">\s*'
+                      r'<span class="cell-tag"( data-search-exclude)?>([^<]*)</span>\s*</span>\s*</div>')
 _words: dict[str, dict] = {}
+_shared_css: dict[str, str] = {}  # the file under SHARED_CSS -> its text
 
 
 def table_of_contents(html: str):
@@ -104,6 +113,32 @@ def table_of_contents(html: str):
 
 def on_pre_build(config) -> None:
     _words.update(load_text("notebooks"))
+
+
+def shared_stylesheets(html: str, page_dir: str) -> tuple[str, dict[str, str]]:
+    """HTML with each inline stylesheet replaced by a link to a file named after its text (site-relative path from
+    page_dir, the page's folder in the site), and those files' texts."""
+    made: dict[str, str] = {}
+
+    def link(m: re.Match) -> str:
+        css = m.group(1).strip()
+        name = f"{SHARED_CSS}/{hashlib.sha256(css.encode()).hexdigest()[:16]}.css"
+        made[name] = css
+        return f'<link rel="stylesheet" href="{posixpath.relpath(name, page_dir or ".")}">'
+
+    return INLINED_CSS.sub(link, html), made
+
+
+def tag_labels(html: str, labels: dict[str, str]) -> str:
+    """Each cell tag's label in the reader's words (the tag's name kept as its title); tags without words dropped."""
+    def label(m: re.Match) -> str:
+        tag = m.group(2).strip()
+        if tag not in labels:
+            return ""
+        return (f'<div class="button_container tags_button_container"><span class="tag-container">'
+                f'<span class="cell-tag" title="{tag}"{m.group(1) or ""}>{labels[tag]}</span></span></div>')
+
+    return CELL_TAG.sub(label, html)
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
@@ -131,10 +166,20 @@ def on_page_content(html: str, page, config, files) -> str:
         return f'href="{target.url_relative_to(page.file)}{m.group(2) or ""}"' if target else m.group(0)
 
     html = PAGE_HREF.sub(site_link, CDN_SCRIPTS.sub("", html))
+    html, made = shared_stylesheets(html, posixpath.dirname(page.file.dest_uri))
+    _shared_css.update(made)
     html = NOT_SEARCHED.sub(lambda m: f"{m.group(1) or m.group(2)} data-search-exclude", html)
+    html = tag_labels(html, _words[lang]["cell_tags"])
     html = ANCHORED_HEADING.sub(r'<h\2 id="\1">\3<a class="anchor-link" href="#\1">', html)  # the page's ids
     page.toc = table_of_contents(html)
     name = posixpath.basename(page.file.src_uri)
     links = links_html(_words[lang], None, name, config.get("repo_url"), f"docs/{page.file.src_uri}")
     head, h1, rest = html.partition("</h1>")
     return f"{head}{h1}{links}{rest}" if h1 else links + html
+
+
+def on_post_build(config) -> None:
+    for name, css in _shared_css.items():
+        path = Path(config.site_dir) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(css, encoding="utf-8")

@@ -9,6 +9,7 @@ words of docs/data/text/<lang>/verification.yml.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from mkdocs.exceptions import PluginError
 
 from site_pages import BLOCK_MARKS, fences, flow, language_of, load_data, load_text, page_code_digest, templates
 
+log = logging.getLogger("mkdocs.hooks.verification")
 OUTCOMES = ("passed", "failed", "errors", "skipped")  # a record's counts (tests/verification_record.py)
 # skip reason -> CUDA GPUs a machine needs to run what it skipped: while no record comes from such a machine,
 # the stamp says those blocks have not yet run on one
@@ -173,6 +175,10 @@ def on_pre_build(config) -> None:
                    if not any(n["record"] == r["_file"] and n["test"] == f["test"] for n in _notes)]
     if unexplained:
         raise PluginError(f"docs/data/verification-notes.yml: no note for the failure {unexplained[0]}")
+    # which records the stamps read: in a local build the committed ones; in the deploy, the one its test run wrote
+    for r in shown(_records):
+        commit = (r["commit"] or "-")[:7]
+        log.info(f"verification stamp: {r['_file']} ({r['device_type']}, commit {commit}, {r['date']})")
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

@@ -8,4 +8,5 @@ omp = os.environ.get("OMP_NUM_THREADS", "not set")
 threads = torch.get_num_threads()
 # One write per line. Unbuffered (PYTHONUNBUFFERED=1), print() writes the
 # text and the newline apart, and two ranks on one pipe can splice lines.
-sys.stdout.write(f"rank {rank}: OMP_NUM_THREADS={omp}, {threads} thread(s)\n")
+word = "thread" if threads == 1 else "threads"
+sys.stdout.write(f"rank {rank}: OMP_NUM_THREADS={omp}, {threads} {word}\n")
