@@ -280,11 +280,19 @@ loss fell: True"""
 
 # A page's script, run by torchrun as a module whose main() is followed by a look at the process's threads.
 # Each rank writes its own file: two ranks printing to one pipe can run their lines together.
+# A Gloo thread that a freed group has told to stop may need a moment to end: a fresh-clone CI run (2026-11-29)
+# listed rank 1's gloo_tcp_loop right after destroy_process_group() in ddp_no_sync.py, once in five probes, and 0 of 6
+# reruns under two busy loops did. So the look waits up to two seconds for the Gloo threads to end; a thread that a
+# live group still holds never ends, so a script that keeps its group alive still fails (the two tests below).
 THREADS_AFTER_MAIN = """\
-import os, pathlib, runpy, sys
+import os, pathlib, runpy, sys, time
 runpy.run_path(sys.argv[2])["main"]()
-names = sorted(open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task"))
-pathlib.Path(sys.argv[1], f"threads-{os.environ['RANK']}.txt").write_text(repr(names))
+def names():
+    return sorted(open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task"))
+deadline = time.monotonic() + 2
+while any("gloo" in name for name in names()) and time.monotonic() < deadline:
+    time.sleep(0.05)
+pathlib.Path(sys.argv[1], f"threads-{os.environ['RANK']}.txt").write_text(repr(names()))
 """
 
 
