@@ -110,11 +110,8 @@ def test_notebook_holds_the_pages_code_prose_and_outputs(page):
     assert nb.metadata.kernelspec.name == "python3" and nb.metadata.kernelspec.language == "python"
     assert {k: nb.metadata[k] for k in COLAB_GPU} == COLAB_GPU, "the notebook does not ask Colab for a GPU"
     heading = get_data(page.read_text(encoding="utf-8"))[0].splitlines()[0]
-    title, anchor = re.fullmatch(r"(.*?)(?:\s*\{\s*#([\w-]+)\s*\})?", heading).groups()
-    assert nb.cells[0].source == title, "the notebook does not open with the page's heading"
-    if anchor:  # a split page's title keeps its old section's id: an anchor of the notebook's too
-        assert any(f'<a id="{anchor}"></a>' in c.source for c in nb.cells if c.cell_type == "markdown"), anchor
-    assert nb.cells[1].source == WORDS[lang]["intro"].format(title=title.removeprefix("# "))
+    assert nb.cells[0].source == heading, "the notebook does not open with the page's heading"
+    assert nb.cells[1].source == WORDS[lang]["intro"].format(title=heading.removeprefix("# "))
     first_code = next(c for c in nb.cells if c.cell_type == "code")
     assert first_code is nb.cells[2] and first_code.metadata["tags"] == [DEVICE_TAG]
 
@@ -148,7 +145,7 @@ def test_notebook_holds_the_pages_code_prose_and_outputs(page):
         above += cell in cells
         in_notebook += [(above, cell.source)] if cell.cell_type == "markdown" else []
     assert headings(in_notebook) == headings(on_page)
-    assert len(headings(on_page)) >= 1 or anchor  # a page of one section (fsdp.md) has no heading below its title
+    assert len(headings(on_page)) >= 1
 
 
 def test_the_notebook_writes_the_scripts_its_shell_cells_run():
@@ -216,7 +213,6 @@ def test_notebook_page_is_rendered_in_its_language(built_site, page):
     assert html.count('class="jp-Cell ') >= 3 and "jp-MarkdownCell" in html and "jp-CodeCell" in html
     assert '"cells":' not in html, "the notebook's JSON, not its rendering"
     heading = get_data(page.read_text(encoding="utf-8"))[0].splitlines()[0].removeprefix("# ")
-    heading = re.sub(r"\s*\{\s*#[\w-]+\s*\}\s*$", "", heading)  # a split page's title keeps its old section's id
     assert f"<title>{escape(WORDS[lang]['page_title'].format(title=heading), quote=False)} - " in html
     nb = nbformat.read(notebook_path(page), as_version=4)
     if shown := next((_stdout(c) for c in nb.cells if _stdout(c)), None):
@@ -248,7 +244,7 @@ def test_every_notebook_page_is_in_the_nav_of_its_language_in_the_pages_order(bu
         # "<the page's heading> (notebook)" in the page's language
         for (_, text), page in zip(links, with_code, strict=True):
             source = get_data(page.read_text(encoding="utf-8"))[0]
-            heading = re.search(r"^# (.+?)(?:\s*\{\s*#[\w-]+\s*\})?$", source, re.M)[1]
+            heading = re.search(r"^# (.+)$", source, re.M)[1]
             assert text == unescape(WORDS[lang]["page_title"].format(title=heading.strip())), page
 
 

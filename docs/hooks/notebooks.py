@@ -96,10 +96,7 @@ def notebook_markdown(text: str, words: dict) -> str:
     markers, notes to authors), heading ids as anchors, no attribute lists, links to the other pages from the
     notebooks folder."""
     text = HTML_COMMENT.sub("", PLACEHOLDER.sub(lambda m: words["placeholder"], TEST_MARKER.sub("", text)))
-    # the anchor before its heading, except the page title's (a split page's title carries its old section's id),
-    # which must stay the first line: mkdocs-jupyter takes the title from it
-    text = HEADING_ID.sub(lambda m: f'{m.group(1)}\n\n<a id="{m.group(2)}"></a>' if m.group(1).startswith("# ")
-                          else f'<a id="{m.group(2)}"></a>\n\n{m.group(1)}', text)
+    text = HEADING_ID.sub(lambda m: f'<a id="{m.group(2)}"></a>\n\n{m.group(1)}', text)
     text = ATTR_LIST.sub("", text)
     return PAGE_LINK.sub(lambda m: f"](../{m.group(1)})", text)
 
