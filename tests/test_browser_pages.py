@@ -8,6 +8,7 @@ browser.py; search has its own file, test_browser_search.py.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import textwrap
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import expect
 
+import search_index
 from browser import DESKTOP, PALETTE_TOGGLE, Recorder, describe_violations, start_axe
 from site_pages import LANGUAGES, REPO, Page, expand_includes, fences, pages
 
@@ -30,6 +32,10 @@ SEARCH_INDEX = "search/search_index.json"
 
 
 # --------------------------------------------------------------------------- one load of a page, every check
+
+
+def _fulfil_json(route, body: str) -> None:
+    route.fulfill(body=body, content_type="application/json")
 
 
 @dataclass
@@ -67,13 +73,15 @@ def findings(new_context, origin, built_site):
     """
     docs = {p.url: p for p in PAGES} | {rel: None for rel in _other_pages(built_site)}
     order, started, done = list(docs), {}, {}
-    index = json.loads((built_site / SEARCH_INDEX).read_text(encoding="utf-8"))
-    no_entries = json.dumps({**index, "docs": []})
+    no_entries = {lang: json.dumps({**json.loads(search_index.language_index(built_site, lang).read_text(encoding="utf-8")),
+                                    "docs": []}) for lang in LANGUAGES}
 
     def start(path: str):
         context = new_context()
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
-        context.route(f"{origin}/{SEARCH_INDEX}", lambda r: r.fulfill(body=no_entries, content_type="application/json"))
+        for lang, body in no_entries.items():
+            context.route(f"{origin}/{search_index.language_folder(lang)}{SEARCH_INDEX}",
+                          functools.partial(_fulfil_json, body=body))
         page = context.new_page()
         rec = Recorder(page)
         try:

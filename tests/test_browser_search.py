@@ -201,7 +201,7 @@ SEARCH_CASES = [
 def test_search_finds_the_page_in_the_query_language(home, case):
     page, _ = home(case.lang)
     results = search(page, case.query)
-    # one index holds both languages (mkdocs-static-i18n merges them); a search lists its page's only
+    # each language searches its own index (docs/hooks/search_index.py): a search lists its page's language only
     other = [r for r in results if lang_of(r) != case.lang]
     assert not other, f"{case.query!r} on the {case.lang} site lists other languages' pages: {other}"
     if case.first:
@@ -245,7 +245,9 @@ def test_search_answers_reader_questions(home, origin, lang, capsys):
     with capsys.disabled():  # the share is worth seeing on every run, not only when it falls short
         print("\n" + report)
     assert not rec.outside(origin), f"loading or searching requested outside localhost: {rec.outside(origin)}"
-    # the full index is loaded here only (the page tests get it without entries)
+    # the full index is loaded here only (the page tests get it without entries): the language's own, no other
+    fetched = [url.removeprefix(f"{origin}/") for url in rec.requests if url.endswith("search_index.json")]
+    assert fetched == [f"{search_index.language_folder(lang)}search/search_index.json"], fetched
     assert not rec.unexpected_errors(page), f"errors while loading or searching: {rec.unexpected_errors(page)}"
     assert share >= SEARCH_TARGET, report
 
@@ -294,7 +296,7 @@ def test_search_puts_the_answering_section_in_the_first_links(home, built_site, 
     rows = [row for part in kinds.values() for row in part]
     assert rows and all(set(row) <= QUESTION_KEYS and ("section" in row) != ("sections" in row) for row in rows), (
         f"search_questions.yml: a row needs q and section or sections (keys: {sorted(QUESTION_KEYS)})")
-    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = search_index.read_indexes(built_site)
     locations = {"/" + doc["location"] for doc in index["docs"]}
     missing = sorted({name for row in rows for name in row.get("sections") or [row["section"]]
                       if result_path(lang, name) not in locations})
@@ -339,7 +341,7 @@ def test_search_index_is_split_by_language(built_site):
     every entry says its language, which its location agrees with; the query rules of every language are
     there; front-matter keywords reached their page's entry, and section keywords their section's; the notebook
     pages are searched in their language."""
-    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = search_index.read_indexes(built_site)
     wrong = [(d["location"], d.get("lang")) for d in index["docs"] if d.get("lang") != lang_of("/" + d["location"])]
     assert not wrong, f"entries whose lang is not their location's: {wrong[:10]}"
     assert set(index["config"].get("query", {})) == set(LANGUAGES)
@@ -378,7 +380,7 @@ def test_search_index_cuts_names_into_words(built_site):
     """The separator the worker splits both the pages and the query with (Python's re reads it as JavaScript does)
     keeps ROCm, cuDNN and the like whole (it cut ROCm into RO and Cm once) and still cuts camel case; a section
     of a page in another language than its anchor's has the anchor's words in `anchor` (search_index.anchor_words)."""
-    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = search_index.read_indexes(built_site)
     separator = re.compile(index["config"]["separator"])
     cuts = {name: [word for word in separator.split(name) if word] for name in SEPARATOR_CUTS}
     assert cuts == SEPARATOR_CUTS
@@ -397,20 +399,20 @@ def test_search_index_is_shaped_for_questions(built_site, capsys):
     `code` field of its own, none left in `text`; the notebook pages (copies of a page) weighed at
     NOTEBOOK_BOOST. Prints each language's part of the index, gzipped (the worker keeps the page's
     language), and keeps each small."""
-    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = search_index.read_indexes(built_site)
     assert "code" in index["config"]["fields"], "the code field is not declared in mkdocs.yml"
     assert any(d.get("code") for d in index["docs"]), "no entry has the snippets' source in its code field"
     left = [d["location"] for d in index["docs"] if search_index.SNIPPET_SOURCE.search(d["text"])]
     assert not left, f"entries with a snippet's source still in their text: {left[:5]}"
     notebooks = {d.get("boost") for d in index["docs"] if "/notebooks/" in "/" + d["location"]}
     assert notebooks == {search_index.NOTEBOOK_BOOST}, f"the notebook pages' boosts: {notebooks}"
-    sizes = {}
+    sizes, raw = {}, {}
     for lang in LANGUAGES:
-        docs = [d for d in index["docs"] if d["lang"] == lang]
-        data = json.dumps({**index, "docs": docs}, ensure_ascii=False, separators=(",", ":")).encode()
-        sizes[lang] = len(gzip.compress(data)) / 1024
+        data = search_index.language_index(built_site, lang).read_bytes()
+        raw[lang], sizes[lang] = len(data) / 1024, len(gzip.compress(data)) / 1024
     with capsys.disabled():
-        print("\nsearch index, gzipped: " + ", ".join(f"{lang} {kib:.0f} KiB" for lang, kib in sizes.items()))
+        print("\nsearch index per language, raw / gzipped: "
+              + ", ".join(f"{lang} {raw[lang]:.0f} / {sizes[lang]:.0f} KiB" for lang in LANGUAGES))
     assert max(sizes.values()) <= SEARCH_INDEX_MAX_KIB, f"a language's search index is over {SEARCH_INDEX_MAX_KIB} KiB"
 
 

@@ -21,6 +21,7 @@ from mkdocs.utils.meta import get_data
 from nbclient import NotebookClient
 
 import notebooks
+import search_index
 from codeblocks_plugin import behaviour_key, cuda_device_count, page_blocks
 from notebooks import (
     COLAB_GPU,
@@ -259,7 +260,7 @@ def test_the_sitemap_lists_every_notebook_page_with_its_other_language(built_sit
 
 
 def test_notebook_pages_are_searched_in_their_language(built_site):
-    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = search_index.read_indexes(built_site)
     entries = {d["location"]: d for d in index["docs"]}
     for page in PAGES:
         lang = page.parent.name

@@ -16,6 +16,7 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
+import search_index
 import verification  # docs/hooks/verification.py
 import verification_record
 from codeblocks_plugin import cuda_device_count, skip_reason
@@ -517,8 +518,7 @@ def test_the_gpu_job_writes_the_record_and_the_workflow_proposes_it():
 
 
 def test_the_stamp_stays_out_of_the_search_index(built_site):
-    index = (built_site / "search" / "search_index.json").read_text(encoding="utf-8")
-    docs = json.loads(index)["docs"]
+    docs = search_index.read_indexes(built_site)["docs"]
     assert any("CUDA_VISIBLE_DEVICES" in d["text"] for d in docs)  # the pages themselves are indexed
     for lang in LANGUAGES:
         for words in (WORDS[lang]["title"], WORDS[lang]["headers"][4], WORDS[lang]["badge_await"].format(n=2)):

@@ -2,10 +2,9 @@
  * Material's search worker, run for one language of the site. docs/overrides/main.html starts it instead
  * of Material's; docs/hooks/search_index.py copies it next to Material's worker.
  *
- * mkdocs-static-i18n merges every language into the one search/search_index.json that Material fetches
- * on every page, so a search would mix the languages. This file sits between the page and Material's
+ * Each language has an index of its own (docs/hooks/search_index.py writes it in the language's folder, and
+ * docs/overrides/main.html points the page's search there). This file sits between the page and Material's
  * worker (loaded below, from ?worker=) and, for the language in ?lang=:
- *   - keeps only that language's documents (docs/hooks/search_index.py tags each with `lang`);
  *   - rewrites each query the way the index was built: Chinese is cut into the words that jieba cut the
  *     pages into at build time, question words are dropped and synonyms added (docs/data/search.yml);
  *   - cleans a pasted error message into the words it shares with the pages (see clean() below);
@@ -71,7 +70,6 @@ addEventListener("message", event => {
 })
 
 function setUp(index) {
-  if (index.docs.some(doc => doc.lang)) index.docs = index.docs.filter(doc => doc.lang === language)
   separator = new RegExp(index.config.separator)
   const rules = (index.config.query || {})[language] || {}
   stopWords = new Set((rules.stop_words || []).map(word => word.toLowerCase()))

@@ -1,12 +1,15 @@
 """Search in the reader's language: tag the merged search index by language and ship the query rules.
 
-mkdocs-static-i18n builds each language in turn and merges their entries into the one
-`search/search_index.json` that Material's search fetches on every page. The worker wrapper
-(`docs/hooks/search_in_language.js`, started by `docs/overrides/main.html`) keeps the page's language
-only and rewrites queries; this hook puts it next to Material's worker and gives it what it needs,
-inside the index that reaches it:
+mkdocs-static-i18n builds each language in turn and merges their entries into one
+`search/search_index.json`, which Material's search would fetch on every page of every language. This hook
+splits it: each language's entries go into an index in that language's folder (`zh/search/search_index.json`,
+the default language's at the root), where `docs/overrides/main.html` points the search of that language's
+pages, so a page fetches only its own language. The worker wrapper (`docs/hooks/search_in_language.js`,
+started by `docs/overrides/main.html`) rewrites queries; this hook puts it next to Material's worker and gives
+it what it needs, inside the index that reaches it:
 
-- each entry gets `lang`, the language folder its location starts with (the default language has none);
+- each entry gets `lang`, the language folder its location starts with (the default language has none),
+  which decides its index;
 - `config.query` holds, per language, the stop words and synonyms of `docs/data/search.yml`;
 - a page's `keywords` (front matter: the words readers use for what the page teaches, where the page
   itself uses others) go into the `keywords` field of its first entry, which mkdocs.yml declares as a
@@ -144,7 +147,45 @@ def on_post_build(config):
     index["docs"] = [anchor_words(doc) for doc in index["docs"]]
     add_section_keywords(index["docs"], section_keywords())
     index["config"]["query"] = query_rules()
-    path.write_text(json.dumps(index, separators=(",", ":")), encoding="utf-8")
+    for lang, part in split_by_language(index).items():
+        language_index(site, lang).parent.mkdir(parents=True, exist_ok=True)
+        language_index(site, lang).write_text(json.dumps(part, ensure_ascii=False, separators=(",", ":")),
+                                                 encoding="utf-8")
+
+
+def language_index(site: Path, lang: str) -> Path:
+    """Where a language's own search index is: in its folder (zh/search/search_index.json), where
+    docs/overrides/main.html points the search of its pages; the default language's at the root."""
+    return site / language_folder(lang) / "search" / "search_index.json"
+
+
+def language_folder(lang: str) -> str:
+    return "" if lang == LANGUAGES[0] else f"{lang}/"
+
+
+def split_by_language(index: dict) -> dict[str, dict]:
+    """The merged index as one index per language, which is all a page of that language fetches: its entries
+    with their locations from the language's folder (the base its pages search from), its query rules."""
+    parts = {lang: {**index, "config": {**index["config"], "query": {lang: index["config"]["query"].get(lang, {})}},
+                    "docs": []} for lang in LANGUAGES}
+    for doc in index["docs"]:
+        entry = {key: value for key, value in doc.items() if key != "lang"}
+        entry["location"] = doc["location"].removeprefix(language_folder(doc["lang"]))
+        parts[doc["lang"]]["docs"].append(entry)
+    return parts
+
+
+def read_indexes(site: Path) -> dict:
+    """The built languages' indexes read back as one: every entry with its `lang` and its location from the site
+    root, the config with every language's query rules (what the tests check)."""
+    merged: dict = {"docs": []}
+    for lang in LANGUAGES:
+        part = json.loads(language_index(site, lang).read_text(encoding="utf-8"))
+        merged["config"] = {**part["config"], "query": {**merged.get("config", {}).get("query", {}),
+                                                        **part["config"]["query"]}}
+        merged["docs"] += [{**doc, "lang": lang, "location": language_folder(lang) + doc["location"]}
+                           for doc in part["docs"]]
+    return merged
 
 
 def section_keywords() -> dict:
