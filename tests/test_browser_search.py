@@ -32,6 +32,8 @@ items => items.map(li => [...li.querySelectorAll("a.md-search-result__link")]
   .filter(a => !a.closest("details"))
   .map(a => { const url = new URL(a.href); return url.pathname + url.hash }))
 """
+# JS: Material's words for `key`, in the page's language
+TRANSLATION_JS = 'key => JSON.parse(document.getElementById("__config").textContent).translations[key]'
 # JS: Material has answered the query in the box: result items, or its "no matching documents" line
 ANSWERED_JS = f"""
 () => document.querySelectorAll(".md-search-result__item").length > 0 || ({SEARCH_SAYS_JS})("search.result.none")
@@ -426,11 +428,19 @@ CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]")
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_search_results_read_cleanly(home, lang):
     """The result list as rendered: no invisible characters, no heading-id syntax, the language's script, and
-    highlights that mark words, not the punctuation next to them ("GPU，")."""
+    highlights that mark words, not the punctuation next to them ("GPU，"); the count above them in the
+    language's words, and this query's (a search once said "37 matching documents" whatever was typed)."""
     page, _ = home(lang)
+    counts = []
     for query in CLEAN_QUERIES[lang]:
         search(page, query)
         results = page.locator(".md-search-result__list")
+        meta = page.locator(".md-search-result__meta").inner_text().strip()
+        line = page.evaluate(TRANSLATION_JS, "search.result.other")  # "# matching documents", "# 个符合条件的结果"
+        count = re.fullmatch(re.escape(line).replace("\\#", r"(\d+)"), meta)
+        assert count, f"{query!r}: the count reads {meta!r}, not the {lang} words {line!r}"
+        assert int(count[1]) >= page.locator(".md-search-result__item").count()
+        counts.append(int(count[1]))
         shown = results.inner_text()
         source = results.inner_html()
         found = [name for char, name in INVISIBLE.items() if char in shown or char in source]
@@ -441,3 +451,4 @@ def test_search_results_read_cleanly(home, lang):
         assert not odd, f"{query!r}: highlights of punctuation or of nothing: {odd}"
         if lang == "zh":
             assert re.search(r"[\u4e00-\u9fff]{2}", shown), f"{query!r}: no Chinese text in the results:\n{shown[:600]}"
+    assert len(set(counts)) > 1, f"every query reports the same count: {counts}"
