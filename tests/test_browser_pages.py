@@ -73,8 +73,9 @@ def findings(new_context, origin, built_site):
     """
     docs = {p.url: p for p in PAGES} | {rel: None for rel in _other_pages(built_site)}
     order, started, done = list(docs), {}, {}
-    no_entries = {lang: json.dumps({**json.loads(search_index.language_index(built_site, lang).read_text(encoding="utf-8")),
-                                    "docs": []}) for lang in LANGUAGES}
+    indexes = {lang: search_index.language_index(built_site, lang) for lang in LANGUAGES}
+    no_entries = {lang: json.dumps({**json.loads(path.read_text(encoding="utf-8")), "docs": []})
+                  for lang, path in indexes.items()}
 
     def start(path: str):
         context = new_context()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import gzip
-import json
 import re
 from dataclasses import dataclass
 

@@ -6,7 +6,6 @@ prose and shown outputs in its language, offered on the page, rendered as a page
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
