@@ -3,7 +3,9 @@
 Every docs/data/benchmarks/*.json is checked against docs/data/benchmark.schema.json, whose `pipeline` enum
 is the ladder (train.PIPELINES' order); a bad record stops the build naming the file and the field.
 This module computes (facts: the fastest pipeline per side and batch size, the resident pipeline's gain, the
-accuracy spread, the GPU's cost per step, the CPU/GPU crossover, what is not measured yet) and draws the chart;
+hand-written step's gain, the accuracy spread, the GPU's cost per step, the CPU/GPU crossover, each record's distance
+from its floor, the records measured on a busy machine (`contended`, marked ‡ wherever they are shown), what is not
+measured yet) and draws the chart, the floors included;
 the templates docs/overrides/benchmarks/{summary,records}.md lay it out, with the words of
 docs/data/text/<lang>/benchmarks.yml and, for the opening's sentences, docs/overrides/benchmarks/found.<lang>.md.
 `<!-- benchmark-summary -->` (under the page's title) becomes what we found, the chart and a summary table;
@@ -35,9 +37,14 @@ _device_key = itemgetter("device_kind", "device_name", "cpu_cores", "torch_threa
 
 
 def with_steps(r: dict) -> dict:
-    """The record with its optimizer steps per epoch (every batch is one, the last maybe smaller) and ms per step."""
+    """The record with its optimizer steps per epoch (every batch is one, the last maybe smaller), ms per step, and
+    its median's distance from its floor (`above_floor`, None for a record without a floor: schema version 1);
+    `contended` False where the record predates the gauge."""
     steps = math.ceil(r["train_images"] / r["batch_size"])
-    return {**r, "steps": steps, "ms_per_step": 1000 * r["median_seconds_per_epoch"] / steps}
+    floor = r.get("floor", {}).get("seconds")
+    return {**r, "steps": steps, "ms_per_step": 1000 * r["median_seconds_per_epoch"] / steps,
+            "above_floor": r["median_seconds_per_epoch"] / floor if floor else None,
+            "contended": r.get("contended", False)}
 
 
 def latest(records: list[dict]) -> tuple[dict[tuple, list[dict]], int]:
@@ -158,6 +165,29 @@ def missing(devices: dict[tuple, list[dict]]) -> list[dict]:
     return out
 
 
+def manual_gains(devices: dict[tuple, list[dict]]) -> list[dict]:
+    """Per device and batch size where both ran, how many times faster the hand-written step (resident-manual) is
+    than the eager resident one: {"manual", "resident", "ratio"}, smallest batch first."""
+    gains = []
+    for rows in devices.values():
+        at = {(r["pipeline"], r["batch_size"]): r for r in rows}
+        for b in sorted({r["batch_size"] for r in rows}):
+            if ("resident-manual", b) in at and ("resident", b) in at:
+                manual, resident = at["resident-manual", b], at["resident", b]
+                gains.append({"manual": manual, "resident": resident, "ratio": _seconds(resident) / _seconds(manual)})
+    return gains
+
+
+def floor_series(devices: dict[tuple, list[dict]]) -> dict[tuple, list[tuple[int, float]]]:
+    """The chart's floors: device -> [(batch size, floor s/epoch), ...] from the records that carry one."""
+    series = {}
+    for key, rows in devices.items():
+        floors = {r["batch_size"]: r["floor"]["seconds"] for r in rows if "floor" in r}
+        if floors:
+            series[key] = sorted(floors.items())
+    return series
+
+
 def chart_series(devices: dict[tuple, list[dict]]) -> dict[tuple, list[tuple[int, float]]]:
     """The chart's lines: (device, pipeline) -> [(batch size, s/epoch), ...] in batch order."""
     return {
@@ -264,6 +294,9 @@ def chart_figure(devices: dict[tuple, list[dict]], t: dict):
         style = "-" if key[0] == "cpu" else "--"
         color = f"C{LADDER.index(pipeline)}"
         lines += ax.plot(*zip(*points, strict=True), style, marker=markers[key], color=color)
+    floors = floor_series(devices)
+    for key, points in floors.items():  # the least time an epoch can take there: grey, dotted, the device's marker
+        lines += ax.plot(*zip(*points, strict=True), "-.", marker=markers[key], color="0.55", gid="floor-line")
     batches = sorted({r["batch_size"] for rows in devices.values() for r in rows})
     ax.set_xticks(batches, [str(b) for b in batches], minor=False)
     low, high = ax.get_ylim()
@@ -307,6 +340,11 @@ def chart_figure(devices: dict[tuple, list[dict]], t: dict):
             label=t["chart_cpu" if key[0] == "cpu" else "chart_gpu"].format(device_name=key[1]),
         )
         for key in devices
+    ]
+    handles += [
+        Line2D([], [], color="0.55", linestyle="-.", marker=markers[key],
+               label=t["chart_floor"].format(device_name=key[1]))
+        for key in floors
     ]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(-0.2, -0.12), borderaxespad=0)
     return figure
@@ -365,6 +403,13 @@ def facts(records: list[dict]) -> dict:
         "loader_steps": loader_steps(devices),
         "probes": loader_probes(devices),
         "missing": missing(devices),
+        "manual": manual_gains(devices),
+        "contended": [r for r in rows if r["contended"]],
+        "floors": [r for r in rows if r["above_floor"] is not None],
+        # a cell of the summary table shows its distance from the floor
+        "summary_floors": any(
+            r["above_floor"] is not None for row in by_batch(devices) for r in (row["cpu"], row["gpu"]) if r
+        ),
     }
 
 

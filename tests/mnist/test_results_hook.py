@@ -50,6 +50,9 @@ def test_the_ladder_is_train_pys_in_the_schema_and_the_hook():
     assert SCHEMA["$defs"]["cuda_only_pipelines"]["enum"] == list(train.CUDA_ONLY)
     assert (benchmarks.LADDER, benchmarks.CUDA_ONLY) == (train.PIPELINES, train.CUDA_ONLY)
     assert benchmarks.BATCH_SIZES == (64, 256, 1024)
+    style = (DOCS / "data" / "benchmark_chart.mplstyle").read_text(encoding="utf-8")
+    colours = re.search(r"^axes\.prop_cycle: cycler\('color', \[(.*)\]\)$", style, re.M)[1].split(",")
+    assert len(colours) >= len(benchmarks.LADDER)  # a colour of its own for every rung
     assert "--batch-sizes 64 256 1024" in (REPO / "Makefile").read_text(encoding="utf-8")
 
 
@@ -138,7 +141,7 @@ def test_every_language_has_the_same_words_with_the_same_placeholders():
     en, zh = WORDS["en"], WORDS["zh"]
     assert en.keys() == zh.keys()
     assert {k: _placeholders(v) for k, v in en.items()} == {k: _placeholders(v) for k, v in zh.items()}
-    assert len(en["headers"]) == len(zh["headers"]) == 7
+    assert len(en["headers"]) == len(zh["headers"]) == 8
     assert en["chart_pipelines"].keys() == zh["chart_pipelines"].keys() == set(benchmarks.LADDER)
 
 
@@ -285,8 +288,10 @@ def test_render_names_the_rungs_not_measured_yet():
     records = [_record(pipeline="dataloader"), _gpu(pipeline="resident")]
     text = " ".join(_page(records).split())
     assert ("No record yet on **Some CPU (CPU, 2 cores, 2 threads per op)** for: `dataloader` at batch 256/1024, "
-            "`dataloader-tuned` at batch 64/256/1024, `resident` at batch 64/256/1024.") in text  # no graph on a CPU
-    assert "`resident` at batch 256/1024, `resident-graph` at batch 64/256/1024." in text
+            "`dataloader-tuned` at batch 64/256/1024, `resident` at batch 64/256/1024, `resident-manual` at batch "
+            "64/256/1024.") in text  # no graph on a CPU
+    assert ("`resident` at batch 256/1024, `resident-manual` at batch 64/256/1024, `resident-graph` at batch "
+            "64/256/1024.") in text
     assert "尚未测量" in _page(records, "zh")
 
 
@@ -426,18 +431,21 @@ def test_every_word_of_the_chart_is_in_the_pages_language(lang):
     assert texts["title"] == [words["chart_title"]] and texts["xlabel"] == [words["chart_xlabel"]]
     assert texts["ylabel"] == []  # the title above the axes says what the y axis is
     assert texts["xticks"] == ["64", "256", "1024"]
+    rungs = [p for p in benchmarks.LADDER if any(r["pipeline"] == p for rows in devices.values() for r in rows)]
+    floors = [key[1] for key, rows in devices.items() if any("floor" in r for r in rows)]
     assert texts["legend"] == [
-        words["chart_pipelines"]["dataloader"], words["chart_pipelines"]["dataloader-tuned"],
-        words["chart_pipelines"]["resident"],
+        *(words["chart_pipelines"][p] for p in rungs),
         words["chart_cpu"].format(device_name="AMD EPYC"),
         words["chart_gpu"].format(device_name="NVIDIA H100 80GB HBM3"),
+        *(words["chart_floor"].format(device_name=name) for name in floors),
     ]
     other = _chart_texts(devices, "zh" if lang == "en" else "en")
     ours = {text for role, words_ in texts.items() if role != "xticks" for text in words_}
     theirs = {text for role, words_ in other.items() if role != "xticks" for text in words_}
     assert not ours & theirs  # not one label, title, tick or legend entry in the other language
     if lang == "zh":
-        assert all(re.search(r"[\u4e00-\u9fff]", text) for text in ours - set(texts["legend"][3:]))
+        device_labels = set(texts["legend"][len(rungs) : len(rungs) + 2])  # the devices' names, in Latin letters
+        assert all(re.search(r"[\u4e00-\u9fff]", text) for text in ours - device_labels)
     # the glyphs are drawn (as paths) from a font that has them: Noto Sans CJK for the Chinese words
     fonts = set(re.findall(r'<path id="([A-Za-z][\w-]*?)-[0-9a-f]+"', benchmarks.chart_svg(devices, words)))
     assert fonts == ({"DejaVuSans", "NotoSansCJKsc-Regular"} if lang == "zh" else {"DejaVuSans"})
@@ -462,14 +470,26 @@ def test_the_charts_text_is_body_size_on_a_phone_and_sharp(lang):
     assert 'style="max-width: 100%; height: auto"' in svg  # shrunk to the column where it is narrower
 
 
-def test_the_chart_reads_in_both_schemes():
-    svg = benchmarks.chart_svg(_committed(), WORDS["en"])
+def _every_rung_with_floors() -> dict[tuple, list[dict]]:
+    """Every rung on a CPU (with floors) and on a GPU: every colour the chart can draw."""
+    cpu = [_v2(pipeline=p, median_seconds_per_epoch=0.1 * (i + 1)) for i, p in enumerate(benchmarks.LADDER)
+           if p not in benchmarks.CUDA_ONLY]
+    gpu = [_gpu(pipeline=p, median_seconds_per_epoch=0.2 * (i + 1)) for i, p in enumerate(benchmarks.LADDER)]
+    return benchmarks.latest(cpu + gpu)[0]
+
+
+@pytest.mark.parametrize("records", ["committed", "every rung"])
+def test_the_chart_reads_in_both_schemes(records):
+    devices = _committed() if records == "committed" else _every_rung_with_floors()
+    svg = benchmarks.chart_svg(devices, WORDS["en"])
     # text, axes and marks in the page's text colour; no background of its own
     assert "currentColor" in svg and "#010203" not in svg
     assert not re.search(r"fill: ?#(?:fff|ffffff|000|000000)\b", svg, flags=re.I)
     colours = set(re.findall(r"stroke: (#[0-9a-f]{6})", svg))
-    assert len(colours) == 3  # the three rungs measured; each line at least 3:1 on the light and the dark page
-    for colour in colours:
+    rungs = {r["pipeline"] for rows in devices.values() for r in rows}
+    floors = any("floor" in r for rows in devices.values() for r in rows)
+    assert len(colours) == len(rungs) + floors  # one per rung measured, and the floors' grey
+    for colour in colours:  # each line at least 3:1 on the light and the dark page
         assert _contrast(colour, "#ffffff") >= 3 and _contrast(colour, SLATE_BG) >= 3, colour
 
 
@@ -507,3 +527,82 @@ def test_built_page_shows_the_records_with_provenance(built_site, lang):
     at_64 = next(r for r in h100 if r["pipeline"] == "resident" and r["batch_size"] == 64)
     assert f"{benchmarks.with_steps(at_64)['ms_per_step']:.3f}" in html and "938" in html
     assert "resident-graph" in html  # named among the rungs not measured yet
+
+
+# ---- schema version 2: the minimum, the gauge's contended flag and the floor (issue 39) -------------------
+
+
+def _v2(contended=False, floor=0.025, **changes) -> dict:
+    """A version 2 record: what bench.py writes since it reads the gauge and stores the floor."""
+    gauge = {"before_seconds": 1.2 if contended else 0.39, "after_seconds": 0.4, "quiet_seconds": 0.38, "limit": 1.5}
+    fields = {"schema_version": 2, "min_seconds_per_epoch": 0.29, "contended": contended, "gauge": gauge,
+              "floor": {"flop": 1_890_000_000, "bytes": 188_640_000, "peak_flop_per_second": 1.0e11,
+                        "peak_bytes_per_second": 8.0e9, "peak_source": "measured", "seconds": floor}}
+    return _record(**(fields | changes))
+
+
+def test_the_schema_takes_version_2_and_keeps_version_1():
+    jsonschema.validate(_v2(), SCHEMA)
+    jsonschema.validate(_record(), SCHEMA)  # written before: no gauge, no floor, still valid
+    jsonschema.validate(_v2(pipeline="resident-manual"), SCHEMA)  # the hand-written step runs on a CPU too
+    for field in ("min_seconds_per_epoch", "contended", "gauge", "floor"):
+        record = _v2()
+        record.pop(field)
+        with pytest.raises(jsonschema.ValidationError, match=field):
+            jsonschema.validate(record, SCHEMA)
+        with pytest.raises(jsonschema.ValidationError):  # a version 1 record cannot carry it
+            jsonschema.validate(_record(**{field: _v2()[field]}), SCHEMA)
+
+
+def test_a_contended_record_never_reaches_the_page_unflagged():
+    quiet = _v2(pipeline="dataloader", median_seconds_per_epoch=3.6)
+    busy = _v2(contended=True)
+    for lang in ("en", "zh"):
+        text = _page([quiet, busy, _gpu()], lang)
+        # its row in the records, its cell in the summary table, the note that says what ‡ means, the finding
+        assert "| `resident` | 64 | 0.310 · 0.290 ‡ | 0.330 |" in text
+        assert re.search(r"\| 64 \| 0\.31 (s|秒) · [^|]* ‡", text)
+        assert WORDS[lang]["contended_note"].format(limit=1.5, quiet=0.38) in text
+        assert WORDS[lang]["summary_contended"] in text
+        assert "‡" in _found([quiet, busy], lang)
+    calm = _page([quiet, _v2()])
+    assert "‡" not in calm and "busy" not in calm
+    # a floor only on a slower rung: the table's cells have none, so the note that explains them is left out
+    slow = _page([_record(), _v2(pipeline="dataloader", median_seconds_per_epoch=3.6)])
+    assert "144×" in slow and WORDS["en"]["summary_floor_note"] not in slow
+
+
+def test_every_rung_shows_its_distance_from_the_floor():
+    records = [_v2(pipeline="dataloader", median_seconds_per_epoch=3.6), _v2(),
+               _v2(pipeline="resident-manual", median_seconds_per_epoch=0.1, min_seconds_per_epoch=0.09),
+               _gpu(median_seconds_per_epoch=0.8)]
+    text = _page(records)
+    # 3.6 / 0.025 = 144, 0.31 / 0.025 = 12.4, 0.1 / 0.025 = 4; the GPU record predates the floor: a dash
+    assert "| `dataloader` | 64 | 3.600 · 0.290 | 3.838 | 193,548 | 144× |" in text
+    assert "| `resident` | 64 | 0.310 · 0.290 | 0.330 | 193,548 | 12× |" in text
+    assert "| `resident-manual` | 64 | 0.100 · 0.090 | 0.107 | 193,548 | 4.0× |" in text
+    assert "| `resident` | 64 | 0.800 | 0.853 | 193,548 | — |" in text  # version 1: no minimum, no floor
+    assert "| 64 | 0.1 s · kept on device + step by hand (4.0× the floor) | 0.8 s · data kept on the device |" in text
+    assert WORDS["en"]["floor_note"] in text and WORDS["en"]["summary_floor_note"] in text
+    zh = _page(records, "zh")
+    assert "| 64 | 0.1 秒 · 常驻数据 + 手写训练步（下限的 4.0 倍） |" in zh
+    assert "见[实测用时](#benchmarks)。“下限的几倍”" in zh  # no space between two Chinese sentences
+    found = " ".join(_found(records).split())
+    assert "is 0.025 s on the Some CPU; at batch 64 its fastest rung took 4.0× that." in found
+    devices, _ = benchmarks.latest(records)
+    assert benchmarks.floor_series(devices) == {("cpu", "Some CPU", 2, 2): [(64, 0.025)]}
+    assert 'id="floor-line' in benchmarks.chart_svg(devices, WORDS["en"])
+
+
+def test_what_we_found_says_what_the_hand_written_step_gained():
+    records = [_v2(median_seconds_per_epoch=0.163), _v2(pipeline="resident-manual", median_seconds_per_epoch=0.063)]
+    en = " ".join(_found(records).split())
+    # 0.163 / 0.063 = 2.59: from the records, as a reader quotes it
+    assert ("At batch 64 on the Some CPU, the step written out without autograd or optimizer (`resident-manual`) "
+            "took 0.063 s per epoch against 0.16 s for the same step run eagerly: 2.6× faster, with the same test "
+            "accuracy.") in en
+    zh = "".join(_found(records, "zh").split())
+    assert "速度是后者的2.6倍，测试准确率相同。" in zh
+    apart = " ".join(_found([records[0], {**records[1], "test_accuracy": 90.4}]).split())
+    assert "2.6× faster, at 90.40 % test accuracy against 90.50 %." in apart
+    assert "write the step by hand" not in _found([_v2()])  # no hand-written record: nothing said

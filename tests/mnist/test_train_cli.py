@@ -148,7 +148,7 @@ def test_pipelines_give_identical_results_on_the_cpu(tiny_mnist):
     cpu = torch.device("cpu")
     results = [train.run(p, cpu, 2, 8, train_set, test_set, seed=3, progress=False) for p in CPU_PIPELINES]
     # same weights, same batches in the same order: the same training, up to how the loss is summed
-    assert [r.loss for r in results] == pytest.approx([results[0].loss] * 3, rel=1e-5)
+    assert [r.loss for r in results] == pytest.approx([results[0].loss] * len(results), rel=1e-5)
     assert len({r.accuracy for r in results}) == 1
     assert results[1].num_workers >= 1 and results[2].num_workers == 0
 
@@ -202,6 +202,37 @@ def test_rewind_undoes_the_warm_up_steps(tiny_mnist):
     assert graphed.epoch() == fresh.epoch()  # bit for bit: a zero momentum buffer is a first step's
     for mine, theirs in zip(model.parameters(), fresh_model.parameters(), strict=True):
         assert torch.equal(mine, theirs)
+
+
+# ---- the hand-written step --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("batch", [16, 40])  # a shorter last batch; one whole-set batch
+def test_the_hand_written_step_trains_like_resident(tiny_mnist, batch):
+    """ManualSteps computes autograd's gradient and torch.optim.SGD's update by hand: the same weights after three
+    epochs, up to rounding, and the same mean losses."""
+    images, labels = train.to_resident(train.load_mnist(tiny_mnist, train=True), torch.device("cpu"))
+    manual_model, manual_optimizer = _fresh()
+    manual = train.ManualSteps(manual_model, manual_optimizer, images, labels, batch, torch.Generator().manual_seed(5))
+    model, optimizer = _fresh()
+    batches = train.ResidentBatches(images, labels, batch, torch.Generator().manual_seed(5))
+    for _ in range(3):
+        assert manual.epoch() == pytest.approx(train.train_epoch(model, batches, optimizer, torch.device("cpu")),
+                                               rel=1e-5)
+    for mine, theirs in zip(manual_model.parameters(), model.parameters(), strict=True):
+        torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-6)
+    assert not any(p.grad is not None for p in manual_model.parameters())  # no autograd was involved
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU: compares the hand-written step on the GPU with resident")
+def test_the_hand_written_step_trains_like_resident_on_a_gpu(tiny_mnist):
+    train_set = train.load_mnist(tiny_mnist, train=True)
+    test_set = train.load_mnist(tiny_mnist, train=False)
+    cuda = torch.device("cuda")
+    resident = train.run("resident", cuda, 3, 16, train_set, test_set, seed=3, progress=False)
+    manual = train.run("resident-manual", cuda, 3, 16, train_set, test_set, seed=3, progress=False)
+    assert manual.loss == pytest.approx(resident.loss, rel=1e-4)
+    assert manual.accuracy == resident.accuracy
 
 
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU: captures and replays a CUDA graph")
