@@ -273,14 +273,21 @@ SECTION_FLOORS = {
     # The split of 2026-11-29 (issue 35: nine new pages a language, sections promoted to pages of their own) cost
     # English 2 and 1 of these (173 -> 171 page first, 170 -> 169 section; 'find out what is using my GPU memory' now
     # finds the page titled "Out of memory" first) and Chinese 1 and 1 (171 -> 170, 167 -> 166); three keyword passes
-    # on the new pages won most of the rest back. The floors follow what is measured now.
-    ("en", "section questions"): (0.92, 0.91),
-    ("zh", "section questions"): (0.94, 0.92),
+    # on the new pages won most of the rest back.
+    # Issue 38's new page (ddp-checkpoints), sections (hangs, network interface, generators, spawn) and page
+    # (cuda-graphs) brought 23 English and 17 Chinese held-out questions, written before any search (19 and 14
+    # answered at their one run), and took a few old ones: 'copy a tensor from one GPU to another' now finds
+    # streams first, 'which GPU does dist.barrier use' the hangs page. With both: English 187/207 page first,
+    # 183/207 section (below the 90 % target for the section: work left), Chinese 183/197, 177/197. The floors
+    # follow what is measured now.
+    ("en", "section questions"): (0.90, 0.88),
+    ("zh", "section questions"): (0.92, 0.89),
 }
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
 # 115 KiB Chinese for the pages, twice that with the notebook pages; 255 KiB Chinese in all before the split of
-# 2026-11-29, whose nine new pages a language brought 5 KiB of titles, openings and keywords)
-SEARCH_INDEX_MAX_KIB = 272
+# 2026-11-29, whose nine new pages a language brought 5 KiB of titles, openings and keywords; issue 38's new
+# page and sections, with their notebooks, brought 26 KiB English and 33 KiB Chinese: 234 and 293 KiB)
+SEARCH_INDEX_MAX_KIB = 300
 SEARCH_MIN_ERRORS = 30
 QUESTION_KEYS = {"q", "page", "pages", "section", "sections", "from"}
 

@@ -187,3 +187,55 @@ def test_gpu_memory_in_use_exceeds_the_tensors():
     assert torch.cuda.memory_allocated() >= x.nbytes
     assert torch.cuda.memory_reserved() >= 2 * 2**20 > x.nbytes  # the caching allocator takes whole blocks
     assert total - free > torch.cuda.memory_reserved()  # plus the CUDA context, which no tensor accounts for
+
+
+
+# ---- #generators: a generator of your own ------------------------------------------------------------------
+
+
+def _generators_section(lang: str) -> str:
+    from site_pages import DOCS
+
+    page = (DOCS / lang / "tensors.md").read_text(encoding="utf-8")
+    return page.split("{ #generators }")[1].split("\n## ")[0].split("\n### ")[0]
+
+
+def test_a_generator_of_your_own_is_made_for_a_device_and_defaults_to_the_cpu():
+    from pathlib import Path
+
+    # torch.Generator's docstring is attached in torch/_torch_docs.py
+    docs = (Path(torch.__file__).parent / "_torch_docs.py").read_text(encoding="utf-8")
+    assert "device (:class:`torch.device`, optional): the desired device for the generator." in docs
+    assert torch.Generator(device="cpu").device == torch.device("cpu")
+    torch.set_default_device("meta")  # the default device is not a generator's
+    try:
+        assert torch.Generator().device == torch.device("cpu")
+    finally:
+        torch.set_default_device(None)
+
+
+def test_a_generator_of_the_wrong_device_type_is_refused_with_the_quoted_message():
+    # the check every sampling kernel makes (ATen/core/Generator.h); device types print in lower case
+    from pathlib import Path
+
+    lib = Path(torch.__file__).parent
+    header = (lib / "include" / "ATen" / "core" / "Generator.h").read_text(encoding="utf-8")
+    assert ("\"Expected a '\", T::device_type(), \"' device type for generator but found '\", "
+            "gen->device().type(), \"'\"") in header
+    assert b"' device type for generator but found '" in (lib / "lib" / "libtorch_cpu.so").read_bytes()
+    for lang in ("en", "zh"):
+        section = _generators_section(lang)
+        assert "`RuntimeError: Expected a 'cuda' device type for generator but found 'cpu'`" in section, lang
+        assert "`'mps'`" in section, lang
+
+
+@pytest.mark.cuda
+def test_a_cpu_generator_cannot_drive_cuda_sampling():
+    with pytest.raises(RuntimeError, match=r"^Expected a 'cuda' device type for generator but found 'cpu'$"):
+        torch.randn(3, device="cuda", generator=torch.Generator())
+
+
+def test_cuda_manual_seed_seeds_the_current_gpu_and_manual_seed_all_every_gpu():
+    assert "for the current GPU" in torch.cuda.manual_seed.__doc__
+    assert "To seed all GPUs, use :func:`manual_seed_all`" in " ".join(torch.cuda.manual_seed.__doc__.split())
+    assert "on all GPUs" in torch.cuda.manual_seed_all.__doc__

@@ -158,6 +158,79 @@ def test_the_fix_runs_whatever_starts_the_workers(tmp_path):
         assert out.splitlines() == ["[0, 1, 4, 9]", "[16, 25, 36, 49]"], method
 
 
+
+# ---- #bootstrapping-phase: workers started by spawn (Windows, macOS) -------------------------------------
+
+BOOTSTRAPPING = ("An attempt has been made to start a new process before the current process has finished its "
+                 "bootstrapping phase.")
+
+
+def test_spawn_is_the_default_start_method_on_windows_and_macos():
+    # the section's premise, in the standard library that starts the workers: macOS (darwin) and Windows default to
+    # spawn, other POSIX systems to fork (up to Python 3.13)
+    import inspect
+    import multiprocessing.context
+    import re
+
+    source = inspect.getsource(multiprocessing.context)
+    spawn_default = "_default_context = DefaultContext(_concrete_contexts['spawn'])"
+    assert re.search(r"if sys.platform == 'darwin':\n(?:\s*#.*\n)*\s*" + re.escape(spawn_default), source)
+    windows = source.split("if sys.platform != 'win32':")[1].split("\nelse:\n")[1]
+    assert spawn_default in windows
+    assert "multiprocessing_context" in inspect.signature(torch.utils.data.DataLoader).parameters
+
+
+def _run_python(*args: str, cwd: Path) -> tuple[int, str, str]:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return done.returncode, done.stdout, done.stderr
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_without_the_main_guard_each_spawned_worker_stops_with_the_bootstrapping_error(tmp_path):
+    # spawn_loader.py with its guard removed, as readers write it: the workers' error, then the main process's
+    import re
+
+    script = (REPO / "snippets/troubleshooting/spawn_loader.py").read_text(encoding="utf-8")
+    guard = 'if __name__ == "__main__":\n    main()\n'
+    assert script.endswith(guard)
+    unguarded = tmp_path / "no_guard.py"
+    unguarded.write_text(script.replace(guard, "main()\n"), encoding="utf-8")
+    returncode, out, err = _run_python(str(unguarded), cwd=tmp_path)
+    assert returncode != 0 and out == ""
+    assert f"RuntimeError: {BOOTSTRAPPING}" in _flat(err)
+    assert "if __name__ == '__main__':" in err  # Python's advice, under the message
+    last = err.strip().splitlines()[-1]
+    assert re.fullmatch(r"RuntimeError: DataLoader worker \(pid\(s\) [\d, ]+\) exited unexpectedly", last), last
+    for lang, page in _pages().items():
+        section = page.split("{ #bootstrapping-phase }")[1].split("\n## ")[0]
+        assert f"`RuntimeError: {BOOTSTRAPPING}`" in section, lang
+        assert "`RuntimeError: DataLoader worker (pid(s) …) exited unexpectedly`" in section, lang
+        assert f"[`{BOOTSTRAPPING[:-1]}`](#bootstrapping-phase)" in page, lang  # the table at the top
+
+
+def test_a_spawned_worker_cannot_import_a_class_defined_where_there_is_no_file(tmp_path):
+    # a notebook cell, like `python -c`, defines the dataset in a __main__ that has no file to import (checked once
+    # in a Jupyter kernel too: the same message); the guard is not what is missing there
+    script = (REPO / "snippets/troubleshooting/spawn_loader.py").read_text(encoding="utf-8")
+    code = script.split("\n\n\ndef main():")[0] + textwrap.dedent("""
+
+        loader = DataLoader(Squares(), batch_size=4, num_workers=1, multiprocessing_context="spawn")
+        next(iter(loader))
+    """)
+    returncode, _, err = _run_python("-c", code, cwd=tmp_path)
+    message = "AttributeError: Can't get attribute 'Squares' on <module '__main__' (built-in)>"
+    assert returncode != 0 and message in err.splitlines()
+    assert BOOTSTRAPPING not in _flat(err)
+    for lang, page in _pages().items():
+        assert f"`{message}`" in page.split("{ #bootstrapping-phase }")[1].split("\n## ")[0], lang
+
+
 # Quotes of GPU-only messages, and the installed library whose text must contain each one.
 IN_BINARIES = [
     ("libc10_cuda.so", "CUDA out of memory. Tried to allocate"),
