@@ -16,10 +16,8 @@ import sys
 import pytest
 import torch
 
-from moved_sections import MOVED
-from moved_sections import SCHEMA as MOVED_SCHEMA
 from site_build import finished
-from site_pages import REPO, fences, load_data, pages
+from site_pages import REPO, fences, nav_part, pages
 from snippet_runs import run_snippet
 
 
@@ -631,16 +629,14 @@ def test_detail_crashes_ddp_on_gloo_in_torch_2_14_1():
     assert info.splitlines() == ["all_reduce: 1.0", "DDP built"]
 
 
-# anchor -> the page of Several GPUs that has that section (the pages were one until 2026-11-29)
-SECTION_PAGES = load_data(REPO / MOVED, REPO / MOVED_SCHEMA)["multi-gpu.md"]
-# the part's pages: those of the split, and the ones written since
-PART_PAGES = set(SECTION_PAGES.values()) | {"ddp-checkpoints.md"}
+# the pages of Several GPUs (one page until 2026-11-29), as the menu lists them
+PART_PAGES = nav_part("Several GPUs")
 
 
 def page_text(lang: str, anchor: str) -> str:
-    """The page of Several GPUs that has the section anchor (one from before the split, or a newer one)."""
-    texts = {name: (REPO / "docs" / lang / name).read_text(encoding="utf-8") for name in PART_PAGES}
-    return texts[SECTION_PAGES.get(anchor) or next(n for n, text in texts.items() if f"{{ #{anchor} }}" in text)]
+    """The page of Several GPUs that has the section anchor."""
+    texts = ((REPO / "docs" / lang / name).read_text(encoding="utf-8") for name in PART_PAGES)
+    return next(text for text in texts if f"{{ #{anchor} }}" in text)
 
 
 def section(lang: str, anchor: str) -> str:

@@ -24,9 +24,7 @@ import pytest
 import torch
 from torch import nn
 
-from moved_sections import MOVED
-from moved_sections import SCHEMA as MOVED_SCHEMA
-from site_pages import DOCS, LANGUAGES, REPO, SNIPPETS, load_data
+from site_pages import DOCS, LANGUAGES, REPO, SNIPPETS, load_data, nav_part
 from snippet_runs import run_snippet
 
 
@@ -202,7 +200,7 @@ def cells(row: str) -> list[str]:
 
 
 # the pages of Performance, one page until the split of 2026-11-29 (docs/data/moved_sections.yml)
-PERFORMANCE_PAGES = sorted(set(load_data(REPO / MOVED, REPO / MOVED_SCHEMA)["performance.md"].values()))
+PERFORMANCE_PAGES = nav_part("Performance")
 
 
 def performance_text(lang: str) -> str:

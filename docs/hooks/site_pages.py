@@ -59,6 +59,12 @@ def settings(repo: Path = REPO) -> dict:
         return yaml_load(f)
 
 
+def nav_part(title: str, repo: Path = REPO) -> list[str]:
+    """The pages of one part of mkdocs.yml's menu ("Several GPUs"), in menu order: a part's pages, new ones too."""
+    part = next(item[title] for item in settings(repo)["nav"] if isinstance(item, dict) and title in item)
+    return [page for entry in part for page in entry.values()]
+
+
 # the default language first: it is served at the site root, the others under /<locale>/
 LANGUAGES = tuple(lang["locale"] for lang in sorted(
     next(p["i18n"]["languages"] for p in settings()["plugins"] if isinstance(p, dict) and "i18n" in p),
