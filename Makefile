@@ -53,8 +53,11 @@ browser:
 
 # PYTEST_ARGS: more for pytest, e.g. the deploy's --verification-record (the record the site it builds shows)
 PYTEST_ARGS ?=
+# one pytest-xdist worker per core (at most 4: each holds torch and a browser); a work unit is what shares a
+# process's cache, tests/run_share.py
+XDIST ?= --numprocesses=auto --maxprocesses=4 --dist=loadscope
 test: install browser cjk-font
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # On a machine with an NVIDIA GPU: the whole suite (CUDA blocks included), recording where it ran
 # (docs/data/verification/, the pages' verification stamp), then the benchmark: every rung

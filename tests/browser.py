@@ -120,21 +120,23 @@ COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 # rules): {scheme: the one the page opened in, light: violations, dark: violations, or null if the toggle did
 # not switch, absent if there is none}. A code token's colour comes from its Pygments class alone, so the colour
 # rules check the first token of each class on the page and skip its repeats (all of a long page's code took
-# seconds a scheme); the code blocks' own text (outputs) is checked in full.
+# seconds a scheme; a notebook page's cells, mkdocs-jupyter's highlight-ipynb, 2-3x its axe time); the code
+# blocks' own text (outputs) is checked in full.
 # It waits for a timer first, so that evaluate() returns at once and pages in other contexts run axe side by
 # side (one per core); the wait for the scheme is bounded.
 _AXE_BOTH_SCHEMES_JS = """
 async ([toggle, colourRules]) => {
+  const TOKENS = "div.highlight code span[class], div.highlight-ipynb pre span[class]";  // pages', notebooks' cells
   const pause = ms => new Promise(ok => setTimeout(ok, ms));
   const scheme = () => document.body.getAttribute("data-md-color-scheme");
   const run = async (context, options) =>
     (await axe.run(context, {resultTypes: ["violations"], ...options})).violations;
   const seen = new Set();
-  for (const token of document.querySelectorAll("div.highlight code span[class]")) {
+  for (const token of document.querySelectorAll(TOKENS)) {
     if (seen.has(token.className)) token.setAttribute("data-colour-repeat", "");
     seen.add(token.className);
   }
-  const colourContext = {exclude: [["div.highlight code span[data-colour-repeat]"]]};
+  const colourContext = {exclude: [["span[data-colour-repeat]"]]};
   const colours = () => run(colourContext, {runOnly: {type: "rule", values: colourRules}});
   await pause(0);
   const others = Object.fromEntries(colourRules.map(rule => [rule, {enabled: false}]));

@@ -25,6 +25,7 @@ from pytest_codeblocks import CodeBlock, extract_from_buffer
 from pytest_codeblocks.main import stdout_io
 from pytest_codeblocks.plugin import TestBlock
 
+import run_share
 from mnist_data import ensure_local_mnist
 from site_pages import (
     BLOCK_MARKS,
@@ -93,7 +94,8 @@ def pytest_configure(config):
 
 
 def pytest_sessionstart(session):
-    ensure_local_mnist()  # pages train on real MNIST without downloading it
+    with run_share.lock("mnist"):  # one process of the run decompresses, the others find the files
+        ensure_local_mnist()  # pages train on real MNIST without downloading it
 
 
 def pytest_collect_file(file_path, parent):

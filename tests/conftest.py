@@ -1,33 +1,61 @@
-"""The built site, shared by every test that reads its HTML."""
+"""The built site, shared by every test that reads its HTML, in every process of the run."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import json
+import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+import run_share
 from site_build import finished, offline_prefix, start_mkdocs_build
 
-_build: dict = {}  # this run's one build: its folder and its process
+_build: dict = {}  # the build, in the process that started it: its process and the thread that records its end
+
+
+def _paths() -> tuple[Path, Path, Path]:
+    """The site's folder, the marker saying a process has started building it, and the build's outcome."""
+    shared = run_share.folder()
+    return shared / "built-site", shared / "built-site.started", shared / "built-site.json"
+
+
+def _record(process, outcome: Path) -> None:
+    build = finished(process)
+    partial = outcome.with_suffix(".partial")
+    partial.write_text(json.dumps({"returncode": build.returncode, "stderr": build.stderr[-4000:]}))
+    os.replace(partial, outcome)  # whoever polls sees all of it or nothing
 
 
 def _start_build() -> None:
-    dest = Path(tempfile.mkdtemp(prefix="built-site-"))
-    _build.update(dest=dest, process=start_mkdocs_build(dest, prefix=tuple(offline_prefix())))
+    """Start the run's one build, unless a process of this run has."""
+    dest, started, outcome = _paths()
+    with run_share.lock("built-site"):
+        if started.exists():
+            return
+        started.touch()
+    process = start_mkdocs_build(dest, prefix=tuple(offline_prefix()))
+    thread = threading.Thread(target=_record, args=(process, outcome), name="site-build", daemon=True)
+    thread.start()
+    _build.update(process=process, thread=thread)
 
 
 def pytest_sessionstart(session):
-    # a build keeps one core busy for seconds: a run of the whole suite (the testpaths) reads the site, so it
-    # starts now, beside the collection, which uses one core
-    if session.config.args_source == pytest.Config.ArgsSource.TESTPATHS and not session.config.option.collectonly:
+    # a build keeps one core busy for a minute: a run of the whole suite (the testpaths) reads the site, and so
+    # does almost any run split over pytest-xdist's workers, so the run's first process starts it now, beside the
+    # collection (an xdist worker that leaves early cannot strand the other waiting for it)
+    config = session.config
+    whole_suite = config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    xdist_controller = config.pluginmanager.hasplugin("dsession")
+    if (whole_suite or xdist_controller) and not config.option.collectonly:
         _start_build()
 
 
 def pytest_collection_finish(session):
     # any other run starts it once the tests are known, if one of them reads the site
-    if not _build and not session.config.option.collectonly and any(
+    if not session.config.option.collectonly and any(
         "built_site" in getattr(item, "fixturenames", ()) for item in session.items
     ):
         _start_build()
@@ -37,14 +65,18 @@ def pytest_collection_finish(session):
 def built_site() -> Path:
     """The site, built once per test run with --strict and, where the machine allows, with the network cut
     (tests/test_site.py checks which); every test that reads HTML shares it."""
-    if not _build:
-        _start_build()
-    build = finished(_build["process"])
-    assert build.returncode == 0, build.stderr[-4000:]
-    return _build["dest"]
+    _start_build()
+    dest, _, outcome = _paths()
+    deadline = time.monotonic() + 900
+    while not outcome.exists():
+        assert time.monotonic() < deadline, "the site's build did not finish in 15 minutes"
+        time.sleep(0.2)
+    build = json.loads(outcome.read_text())
+    assert build["returncode"] == 0, build["stderr"]
+    return dest
 
 
 def pytest_unconfigure(config):
     if _build:
         _build["process"].kill()  # a run stopped early may leave it going
-        shutil.rmtree(_build["dest"], ignore_errors=True)
+        _build["thread"].join(timeout=10)

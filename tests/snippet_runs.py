@@ -3,7 +3,8 @@ result shared by every test that checks what a program prints; and the tests' ow
 
 Glue because a fresh interpreter spends seconds importing torch, ~100 times: a forkserver (stdlib
 multiprocessing) imports torch once (CUDA not started) and forks a new process per program, two at a time.
-Programs whose point is what happens before torch is imported get an interpreter of their own.
+Programs whose point is what happens before torch is imported get an interpreter of their own. Under pytest-xdist
+a program's run is shared between the workers too (run_share.once): the first to ask runs it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import traceback
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
+import run_share
 from site_pages import REPO
 
 # command-line programs get the arguments a quick real run needs
@@ -83,12 +85,17 @@ def _pool() -> ProcessPoolExecutor:
     return ProcessPoolExecutor(2, mp_context=context, max_tasks_per_child=1)
 
 
+def _once(snippet: str, args: list[str]) -> Run:
+    """The program's one run in this test run: made here, in a pool's process, unless another worker has made it."""
+    run = _in_own_interpreter if snippet in OWN_INTERPRETER else _in_forked_process
+    return run_share.once(f"snippet {snippet} {args}", lambda: run(snippet, args))
+
+
 @functools.cache
 def run_snippet(snippet: str, *args: str) -> Future:
     """The run of snippet (a path relative to the repository) with args (ARGS' by default), started on first
     request and shared."""
-    run = _in_own_interpreter if snippet in OWN_INTERPRETER else _in_forked_process
-    return _pool().submit(run, snippet, list(args) or ARGS.get(snippet, []))
+    return _pool().submit(_once, snippet, list(args) or ARGS.get(snippet, []))
 
 
 def run_code(code: str, *args: str) -> Run:
