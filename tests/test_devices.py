@@ -53,15 +53,16 @@ def test_cuda_wheel_brings_its_own_cuda_runtime_and_cudnn():
     assert torch.backends.cudnn.is_available()
     assert torch.backends.cudnn.version() is not None
     # what must match the card is the build: kernels for its compute capability (the erratum's last part)
-    if torch.version.cuda == "13.0":
+    if torch.version.cuda in ("13.0", "13.2"):
         assert torch.cuda.get_arch_list() == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
 
 
 def test_a_gpu_older_than_the_build_is_sent_to_the_cu126_build(monkeypatch):
-    # the devices page: with the cu130 build, a P100 (compute capability 6.0) passes is_available() but has no
-    # kernels; CUDA's first use runs these two checks of the installed torch, which name the build to use
-    if torch.version.cuda != "13.0":
-        pytest.skip(f"the page describes the cu130 build; this is {torch.__version__}")
+    # the devices page: with the CUDA 13 build this site pins (cu132), a P100 (compute capability 6.0) passes
+    # is_available() but has no kernels; CUDA's first use runs these two checks of the installed torch, which name
+    # the build to use
+    if torch.version.cuda != "13.2":
+        pytest.skip(f"the page describes the cu132 build; this is {torch.__version__}")
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (6, 0))
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Tesla P100-PCIE-16GB")
@@ -72,7 +73,7 @@ def test_a_gpu_older_than_the_build_is_sent_to_the_cu126_build(monkeypatch):
     assert "does not include kernels for this GPU" in text
     assert "--index-url https://download.pytorch.org/whl/cu126" in text
     assert "is not compatible with the current PyTorch installation" in text
-    assert "/whl/cu130" not in text  # the installed build is not offered again
+    assert "/whl/cu132" not in text  # the installed build is not offered again
 
 
 # ---- more of the guides' claims, checked line by line ----------------------------------------------------

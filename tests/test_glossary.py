@@ -113,7 +113,7 @@ def test_the_check_tells_a_build_from_a_version_and_a_laptop_from_a_notebook():
     assert sorted(found for _, found, word in rejected_words(builds, "zh") if word == "CUDA 版") == sorted(
         ["每个 PyTorch 版本最多只针对一种加速器", "PyTorch 的 ROCm 版本", "CPU 版本", "ROCm 构建"])
     # a version is still 版本: the CUDA version a wheel was built for, the driver's highest CUDA version
-    versions = "编译时所针对的 CUDA 版本；驱动支持的最高 CUDA 版本；ROCm 7.14 版本；CUDA 13.0 版的 PyTorch 2.14.1。"
+    versions = "编译时所针对的 CUDA 版本；驱动支持的最高 CUDA 版本；ROCm 7.14 版本；CUDA 13.2 版的 PyTorch 2.15.0。"
     assert rejected_words(versions, "zh") == []
     notebooks = "在没有 GPU 的笔记本上运行；在 Jupyter 笔记本里；拿到笔记本电脑上；重启 Jupyter 笔记本的内核。"
     assert [found for _, found, _ in rejected_words(notebooks, "zh")] == ["笔记本"]

@@ -1,7 +1,8 @@
 """The install page's promises (docs/{en,zh}/install.md).
 
-Its install lines are one copyable line each, from an index whose use for PyTorch 2.14 a source states; its GPU
-tables are PyTorch 2.14.1's own table of its releases, applied by the page's rule; and every message it quotes is
+Its install lines are one copyable line each, from an index whose use a source states (for PyTorch 2.14: no 2.15
+release matrix is cited yet; the PyPI package of 2.15.0 is the CUDA 13.2 build); its GPU
+tables are PyTorch 2.15.0's own table of its releases, applied by the page's rule; and every message it quotes is
 what the installed torch or its CUDA runtime says. Its code blocks and their outputs run as every page's do.
 """
 
@@ -28,8 +29,10 @@ PAGE = "install.md"
 ARCH_SUPPORT = "snippets/install/arch_support.py"
 TORCH_LIB = Path(torch.__file__).parent / "lib"
 
-# The indexes the install lines may name, each with where its use for PyTorch 2.14 is stated.
+# The indexes the install lines may name, each with where its use is stated (for 2.14, but cu132's for 2.15 too: the
+# PyPI package of 2.15.0 is that build, test_the_cuda_13_line_names_the_build_this_site_pins).
 INDEXES = {
+    "cu132": "https://github.com/googlecolab/colabtools/issues/6093 (2.14 release: cu132 on PyTorch's index)",
     "cu130": "https://github.com/pytorch/pytorch/issues/190355 (CUDA 13.0 stable, on download.pytorch.org)",
     "cu126": "https://github.com/googlecolab/colabtools/issues/6093 (2.14 release: cu126 and cu132 builds)",
     "cpu": "https://github.com/googlecolab/colabtools/issues/5982 (the CPU-only build on download.pytorch.org)",
@@ -39,7 +42,7 @@ INDEXES = {
 # The newest CUDA major each driver branch from here on runs, by NVIDIA's minor version compatibility
 # (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html, table 1).
 DRIVER_BRANCH = {"12": 525, "13": 580}
-# The index of each CUDA version of PyTorch 2.14.1's table of its releases (torch.cuda.PYTORCH_RELEASES_CODE_CC).
+# The index of each CUDA version of PyTorch 2.15.0's table of its releases (torch.cuda.PYTORCH_RELEASES_CODE_CC).
 CUDA_OF_INDEX = {"cu126": "12.6", "cu130": "13.0", "cu132": "13.2"}
 # The quoted warnings come from a GPU of this capability and name, pretended.
 PRETENDED_GPUS = {"p100": ((6, 0), "Tesla P100-PCIE-16GB"), "k80": ((3, 7), "Tesla K80")}
@@ -100,7 +103,7 @@ def test_both_languages_show_the_same_install_lines():
 
 
 def test_the_cuda_13_line_names_the_build_this_site_pins():
-    # the first tab is the pinned build: torch 2.14.1, CUDA 13.0 (the PyPI wheel on Linux)
+    # the first tab is the pinned build: torch 2.15.0, CUDA 13.2 (the PyPI wheel on Linux; 2.14.1's was CUDA 13.0)
     assert torch.version.cuda is not None, "the pinned torch is a CUDA build"
     title, code = install_lines("en")[0]
     assert title == "CUDA 13"
@@ -252,9 +255,9 @@ BLACKWELL_UNDER_CU126 = """
 
 
 def test_the_warning_for_a_blackwell_gpu_also_names_a_build_pytorch_does_not_make():
-    # install.md#sm-not-compatible: the release table in torch/cuda/__init__.py has a 13.4 row that the 2.14
-    # release matrix lacks (12.6, 13.0, 13.2: CUDA_OF_INDEX and its sources above), so for an RTX 5090 (12.0)
-    # under cu126 the warning names cu130, cu132 and cu134; the page sends Blackwell to the first two.
+    # install.md#sm-not-compatible: the release table in torch/cuda/__init__.py (2.15.0 as 2.14.1) has a 13.4
+    # row that the 2.14 release matrix lacks (12.6, 13.0, 13.2: CUDA_OF_INDEX and its sources above), so for an
+    # RTX 5090 (12.0) under cu126 the warning names cu130, cu132 and cu134; the page sends Blackwell to the first two.
     assert "13.4" in torch.cuda.PYTORCH_RELEASES_CODE_CC and "cu134" not in CUDA_OF_INDEX
     run = run_code(textwrap.dedent(BLACKWELL_UNDER_CU126))
     assert run.returncode == 0, run.stderr
@@ -322,7 +325,7 @@ def test_troubleshooting_and_home_lead_to_the_install_page(lang):
 
 
 def test_collect_env_warns_that_it_was_imported_already():
-    # the page: 2.14.1's `python -m torch.utils.collect_env` prints runpy's RuntimeWarning, and its report
+    # the page: 2.15.0's `python -m torch.utils.collect_env` prints runpy's RuntimeWarning, and its report
     done = subprocess.run([sys.executable, "-m", "torch.utils.collect_env"], capture_output=True, text=True,
                           cwd=REPO, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]

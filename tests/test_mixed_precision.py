@@ -73,7 +73,7 @@ def test_an_fp32_precision_of_none_follows_the_setting_above_it():
 
 def fake_cuda_gpu(monkeypatch, major: int) -> None:
     """Let torch.cuda.is_bf16_supported run as on one NVIDIA GPU of compute capability `major`.x on which a
-    bfloat16 tensor can be created (true of every GPU of the cu130 wheel, sm_75 and newer)."""
+    bfloat16 tensor can be created (true of every GPU of the cu132 wheel, sm_75 and newer)."""
     monkeypatch.setattr(torch.version, "hip", None)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)

@@ -147,7 +147,7 @@ def test_visible_gpus_are_renumbered_from_zero():
 def test_cuda_visible_devices_set_late_moves_no_tensor():
     count, landed = probe("late").split()
     if torch.cuda.is_available():
-        # On the H100 (torch 2.11.0) the count read the new value and said 0; torch 2.14.1 asks the CUDA
+        # On the H100 (torch 2.11.0) the count read the new value and said 0; torch 2.15.0 asks the CUDA
         # runtime once a tensor has been on the GPU. Either way the new tensor goes to the GPU.
         assert landed == "cuda:0"
         assert count in {"0", str(torch.cuda.device_count())}
@@ -343,7 +343,7 @@ def test_no_gloo_thread_outlives_destroy_process_group(script, tmp_path):
     ids=["without gc.collect", "without emptying the mesh's registry"],
 )
 def test_each_line_of_the_fsdp_teardown_is_needed(line, tmp_path):
-    # FSDP's state sits in reference cycles that hold the group, and DTensor's caches (torch 2.14) keep the
+    # FSDP's state sits in reference cycles that hold the group, and DTensor's caches (torch 2.15) keep the
     # mesh, whose registry holds it too: without either line the Gloo threads outlive main(). When a torch
     # release frees them by itself, this fails and the line can go.
     script = (REPO / "snippets/multi_gpu/fsdp_train.py").read_text(encoding="utf-8")
@@ -504,8 +504,23 @@ def world_of_one() -> list[str]:
     return run_python(WORLD_OF_ONE, CUDA_VISIBLE_DEVICES="").splitlines()
 
 
-def test_device_id_must_be_an_accelerator():
-    assert "init_process_group device_id parameter must be an accelerator with an index" in world_of_one()
+def test_device_id_must_have_an_index():
+    # ddp-training.md#device-id: torch 2.15 takes any device with an index (before: an accelerator only)
+    message = "init_process_group device_id parameter must be a device with a valid index, e.g. cpu:0 or cuda:0"
+    assert message in world_of_one()
+    accepted = run_python(
+        "import torch, torch.distributed as dist\n"
+        'cpu0 = torch.device("cpu:0")\n'
+        'dist.init_process_group("gloo", device_id=cpu0, store=dist.HashStore(), rank=0, world_size=1)\n'
+        "dist.barrier()\n"
+        'print("cpu:0 accepted:", dist.get_backend())\n'
+        "dist.destroy_process_group()\n",
+        CUDA_VISIBLE_DEVICES="",
+    )
+    assert accepted.splitlines() == ["cpu:0 accepted: gloo"], accepted
+    for lang in ("en", "zh"):
+        text = (REPO / "docs" / lang / "ddp-training.md").read_text(encoding="utf-8")
+        assert f"`ValueError: {message}`" in text and '`torch.device("cpu:0")`' in text, lang
 
 
 def test_sync_batchnorm_on_the_cpu():
@@ -704,15 +719,15 @@ def test_detail_checks_every_collective_over_a_helper_gloo_group():
         assert words in section(lang, "debugging"), lang
 
 
-def test_pthread_exit_at_shutdown_is_what_python_3_10_to_3_13_do():
+def test_pthread_exit_at_shutdown_is_what_python_3_11_to_3_13_do():
     # python/cpython#87135: up to 3.13 a daemon thread that takes the GIL of a finalizing interpreter is stopped
     # with pthread_exit; GH-105805 (3.14) makes it hang instead (the 3.13 backport, #137827, was not merged).
-    # torch 2.14.1 runs on 3.10 and later, so the page's range starts at 3.10.
+    # torch 2.15.0 runs on 3.11 and later (2.14 on 3.10), so the page's range starts at 3.11.
     metadata = next(pathlib.Path(torch.__file__).parent.parent.glob("torch-*.dist-info")) / "METADATA"
-    assert "Requires-Python: >=3.10" in metadata.read_text(encoding="utf-8")
-    for lang, words in (("en", "Python 3.10–3.13"), ("zh", "Python 3.10～3.13")):
+    assert "Requires-Python: >=3.11" in metadata.read_text(encoding="utf-8")
+    for lang, words in (("en", "Python 3.11–3.13"), ("zh", "Python 3.11～3.13")):
         text = section(lang, "converting")  # the folded note on why the script imports torch.distributed.nn first
-        assert words in text and "3.14" in text and "3.11" not in text, lang
+        assert words in text and "3.14" in text and "3.10" not in text, lang
 
 
 def test_only_the_scripts_from_no_sync_on_bind_the_group_to_the_gpu():
@@ -859,7 +874,7 @@ dist.destroy_process_group()
 
 
 def test_the_flight_recorder_keeps_2000_entries_unless_told_and_0_turns_it_off():
-    # distributed-debugging.md#flight-recorder: the names and the default, from the 2.14.1 headers ...
+    # distributed-debugging.md#flight-recorder: the names and the default, from the 2.15.0 headers ...
     recorder = (TORCH_INCLUDE / "FlightRecorder.hpp").read_text(encoding="utf-8")
     assert '{"TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE"}, 2000);' in recorder
     assert "enabled_ = max_entries_ > 0;" in recorder
@@ -890,7 +905,7 @@ def test_the_dump_file_variables_and_torchfrtrace_exist():
 
 @linux_only
 def test_blocking_wait_starts_no_watchdog_and_raises_in_the_waiting_call():
-    # distributed-debugging.md#blocking-wait, from the 2.14.1 header, docstring and NCCL process group's library
+    # distributed-debugging.md#blocking-wait, from the 2.15.0 header, docstring and NCCL process group's library
     nccl = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
     assert "// Control whether or not wait() is blocking or non-blocking.\n" in nccl
     from torch.distributed import distributed_c10d

@@ -1,6 +1,6 @@
 """What the reproducibility page (docs/{en,zh}/reproducibility.md) teaches, asserted on the installed PyTorch. The
 page's blocks run as tests of their own (their outputs are compared); these check the claims its prose makes
-about PyTorch 2.14.1: what one seed seeds, which generators the devices use, what deterministic mode and
+about PyTorch 2.15.0: what one seed seeds, which generators the devices use, what deterministic mode and
 CUBLAS_WORKSPACE_CONFIG do now, and how DataLoader workers are seeded.
 """
 
@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 
-from site_pages import SNIPPETS
+from site_pages import DOCS, SNIPPETS
 
 TORCH = Path(torch.__file__).parent
 
@@ -63,7 +63,7 @@ def _library_contains(path: Path, needle: bytes) -> bool:
         return data.find(needle) != -1
 
 
-def test_torch_2_14_no_longer_asks_for_cublas_workspace_config():
+def test_the_pinned_torch_no_longer_asks_for_cublas_workspace_config():
     # Older releases raised "... because it uses CuBLAS and you have CUDA >= 10.2 ..." from Context.cpp
     # (libtorch_cpu); pytorch/pytorch#161749 removed the check. The message is gone from every library.
     libraries = sorted((TORCH / "lib").glob("libtorch*.so")) + sorted((TORCH / "lib").glob("libc10*.so"))
@@ -73,6 +73,13 @@ def test_torch_2_14_no_longer_asks_for_cublas_workspace_config():
     # the variable still sizes the workspace, and so does the function the page names
     assert _library_contains(TORCH / "lib" / "libtorch_cuda.so", b"CUBLAS_WORKSPACE_CONFIG")
     assert callable(torch.backends.cuda.cublas_workspace_size)
+    # torch 2.15: the per-handle-and-stream cache is opt-in, and PyTorch's own operations bind their own workspace
+    assert _library_contains(TORCH / "lib" / "libtorch_cuda.so", b"TORCH_CUBLAS_WORKSPACE_CACHE")
+    doc = " ".join(torch.cuda.current_blas_handle.__doc__.split())
+    assert "the handle uses the BLAS library's default workspace unless ATen workspace caching is explicitly" in doc
+    assert "internal ATen operations may temporarily bind their own workspace to this handle" in doc
+    for lang in ("en", "zh"):
+        assert "`TORCH_CUBLAS_WORKSPACE_CACHE=1`" in (DOCS / lang / "reproducibility.md").read_text(encoding="utf-8")
 
 
 def test_deterministic_convolutions_follow_either_flag():

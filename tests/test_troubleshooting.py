@@ -115,7 +115,7 @@ WORKER_STARTS_CUDA = """
 @pytest.mark.parametrize("method", ["fork", "forkserver"])
 def test_only_forked_workers_hit_the_error_and_python_3_14_starts_them_from_a_forkserver(method):
     # Python 3.14 made forkserver Linux's default start method (docs.python.org/3/whatsnew/3.14.html,
-    # "multiprocessing"; python/cpython#84559), and torch 2.14.1 supports 3.14 (its METADATA classifiers).
+    # "multiprocessing"; python/cpython#84559), and torch 2.15.0 supports 3.14 (its METADATA classifiers).
     # A forkserver worker is forked from a fresh server process that never asked CUDA, so after the same
     # top-level is_available() it is not marked: here it fails for want of a driver, on a GPU machine it works.
     # Both pages and the glossary say so, naming 3.13 as the last version whose default is fork.

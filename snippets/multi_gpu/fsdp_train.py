@@ -45,7 +45,7 @@ def main() -> None:
     dist.barrier()
     dist.destroy_process_group()
     # ... and DTensor's caches keep the mesh, whose registry holds the group
-    # (torch 2.14): empty it, so the group goes now, not at interpreter exit.
+    # (torch 2.15): empty it, so the group goes now, not at interpreter exit.
     getattr(mesh, "_pg_registry", {}).clear()
 
 

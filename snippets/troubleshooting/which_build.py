@@ -1,6 +1,6 @@
 import torch
 
-# a local suffix such as +cu130 or +cpu names the build
+# a local suffix such as +cu132 or +cpu names the build
 print("version:", torch.__version__)
 # None: this PyTorch cannot use an NVIDIA GPU at all
 print("built for CUDA:", torch.version.cuda)
