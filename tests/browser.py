@@ -116,12 +116,15 @@ AXE = Path(importlib.util.find_spec("axe_playwright_python").origin).parent / "a
 PALETTE_TOGGLE = "form[data-md-component=palette] label:not([hidden])"
 # the axe rules whose outcome depends on the colour scheme (run again in the dark scheme)
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-# JS: axe-core in the light scheme (every rule), then, after the palette toggle, in the dark scheme (the colour
-# rules): {scheme: the one the page opened in, light: violations, dark: violations, or null if the toggle did
-# not switch, absent if there is none}. A code token's colour comes from its Pygments class alone, so the colour
+# JS: axe-core in the light scheme (every rule, one run), then, after the palette toggle, in the dark scheme (the
+# colour rules): {scheme: the one the page opened in, light: violations, dark: violations, or null if the toggle
+# did not switch, absent if there is none}. A code token's colour comes from its Pygments class alone, so the colour
 # rules check the first token of each class on the page and skip its repeats (all of a long page's code took
 # seconds a scheme; a notebook page's cells, mkdocs-jupyter's highlight-ipynb, 2-3x its axe time); the code
-# blocks' own text (outputs) is checked in full.
+# blocks' own text (outputs) is checked in full. The repeats leave through color-contrast's selector (its default
+# is every element), not through the run's `exclude`: axe matches each element against every excluded one, and
+# thousands of them took longer than the contrast checks they saved (the MNIST page's colour run: 12-16 s with
+# `exclude`, 7-10 s with the selector, the same 396 elements checked).
 # It waits for a timer first, so that evaluate() returns at once and pages in other contexts run axe side by
 # side (one per core); the wait for the scheme is bounded.
 _AXE_BOTH_SCHEMES_JS = """
@@ -129,28 +132,24 @@ async ([toggle, colourRules]) => {
   const TOKENS = "div.highlight code span[class], div.highlight-ipynb pre span[class]";  // pages', notebooks' cells
   const pause = ms => new Promise(ok => setTimeout(ok, ms));
   const scheme = () => document.body.getAttribute("data-md-color-scheme");
-  const run = async (context, options) =>
-    (await axe.run(context, {resultTypes: ["violations"], ...options})).violations;
+  const run = async options => (await axe.run(document, {resultTypes: ["violations"], ...options})).violations;
   const seen = new Set();
   for (const token of document.querySelectorAll(TOKENS)) {
     if (seen.has(token.className)) token.setAttribute("data-colour-repeat", "");
     seen.add(token.className);
   }
-  const colourContext = {exclude: [["span[data-colour-repeat]"]]};
-  const colours = () => run(colourContext, {runOnly: {type: "rule", values: colourRules}});
+  axe.configure({rules: [{id: "color-contrast", selector: "*:not([data-colour-repeat])"}]});
   await pause(0);
-  const others = Object.fromEntries(colourRules.map(rule => [rule, {enabled: false}]));
-  const found = {scheme: scheme(), light: [...await run(document, {rules: others}), ...await colours()]};
+  const found = {scheme: scheme(), light: await run({})};
   const label = document.querySelector(toggle);
   if (!label) return found;
   label.click();
   for (let i = 0; i < 100 && scheme() !== "slate"; i++) await pause(50);
   await Promise.all(document.getAnimations().map(a => a.finished));  // colour transitions
-  found.dark = scheme() === "slate" ? await colours() : null;
+  found.dark = scheme() === "slate" ? await run({runOnly: {type: "rule", values: colourRules}}) : null;
   return found;
 }
 """
-
 
 def start_axe(page) -> None:
     """Start axe on the loaded page in both schemes; `window.axeFound` is the promise of what it finds."""

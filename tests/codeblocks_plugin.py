@@ -160,9 +160,15 @@ def programs() -> dict[tuple[str, str], str]:
     return found
 
 
+# every torchrun rank that a shell block starts fails at its exit if a Gloo thread is left (its sitecustomize)
+RANK_EXIT_CHECK = Path(__file__).parent / "rank_exit_check"
+
+
 def start_command(block: CodeBlock) -> subprocess.Popen:
     shell = "/bin/bash" if block.syntax == "bash" else None
+    path = os.pathsep.join(filter(None, [str(RANK_EXIT_CHECK), os.environ.get("PYTHONPATH")]))
     return subprocess.Popen(block.code, shell=True, executable=shell, cwd=REPO, text=True,
+                            env={**os.environ, "PYTHONPATH": path, "GLOO_EXIT_CHECK": "1"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

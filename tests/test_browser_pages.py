@@ -440,20 +440,6 @@ COPY_TEXTS_JS = """
   return text.trimEnd();
 })
 """
-# JS: click the copy button of each given code block (index among the article's blocks) and read the
-# clipboard after each; the clipboard is emptied first, so a click that copies nothing shows as "".
-CLIPBOARD_COPIES_JS = """
-async indexes => {
-  const blocks = document.querySelectorAll("article div.highlight");
-  const copied = [];
-  for (const i of indexes) {
-    await navigator.clipboard.writeText("");
-    blocks[i].querySelector("[data-clipboard-target]").click();
-    copied.push(await navigator.clipboard.readText());
-  }
-  return copied;
-}
-"""
 
 
 def _closest(text: str, candidates: list[str | None]) -> str:
@@ -527,11 +513,15 @@ def _copy_problems(page, doc: Page) -> list[str]:
     ]
     if missing or not shown:
         return missing
-    # a mouse click on the first button, scripted clicks on the others (the same ClipboardJS handler,
-    # without Playwright's actionability checks per block), each read back from the clipboard
-    page.evaluate("navigator.clipboard.writeText('')")
-    page.locator("article div.highlight").nth(hits[0]).locator("[data-clipboard-target]").click()
-    copied = [page.evaluate("navigator.clipboard.readText()"), *page.evaluate(CLIPBOARD_COPIES_JS, hits[1:])]
+    # a mouse click on each button, read back from the clipboard. Each a real click: the copy (ClipboardJS's
+    # execCommand) needs the page's user activation, which a click grants for 5 s in Chromium, so scripted clicks
+    # after one real click copied nothing once a long page on a busy machine outlasted it (zh/mnist's last two
+    # fences). `force`: the buttons show on hover, and Playwright's actionability checks per block took seconds.
+    copied = []
+    for hit in hits:
+        page.evaluate("navigator.clipboard.writeText('')")
+        page.locator("article div.highlight").nth(hit).locator("[data-clipboard-target]").click(force=True)
+        copied.append(page.evaluate("navigator.clipboard.readText()"))
     return [
         f"{label}: after clicking copy the clipboard holds {got!r}"
         for label, want, got in zip(labels, expected, copied, strict=True)

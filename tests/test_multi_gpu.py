@@ -15,7 +15,9 @@ import sys
 
 import pytest
 import torch
+from pytest_codeblocks import CodeBlock
 
+from codeblocks_plugin import page_blocks, skip_reason, start_command
 from site_build import finished
 from site_pages import REPO, fences, nav_part, pages
 from snippet_runs import run_snippet
@@ -282,18 +284,6 @@ loss fell: True"""
 # listed rank 1's gloo_tcp_loop right after destroy_process_group() in ddp_no_sync.py, once in five probes, and 0 of 6
 # reruns under two busy loops did. So the look waits up to two seconds for the Gloo threads to end; a thread that a
 # live group still holds never ends, so a script that keeps its group alive still fails (the two tests below).
-THREADS_AFTER_MAIN = """\
-import os, pathlib, runpy, sys, time
-runpy.run_path(sys.argv[2])["main"]()
-def names():
-    return sorted(open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task"))
-deadline = time.monotonic() + 2
-while any("gloo" in name for name in names()) and time.monotonic() < deadline:
-    time.sleep(0.05)
-pathlib.Path(sys.argv[1], f"threads-{os.environ['RANK']}.txt").write_text(repr(names()))
-"""
-
-
 def torchrun_scripts() -> list[str]:
     """Every script that a page's runnable torchrun block starts and that opens a process group."""
     named = {name for page in pages() for fence in fences(page.text()) if fence.runs and "torchrun" in fence.code
@@ -301,39 +291,17 @@ def torchrun_scripts() -> list[str]:
     return sorted(name for name in named if "init_process_group(" in (REPO / name).read_text(encoding="utf-8"))
 
 
-TORCHRUN_SCRIPTS = torchrun_scripts()
-
-
-def test_the_teardown_check_finds_the_pages_torchrun_scripts():
-    assert {"snippets/multi_gpu/ddp_train.py", "snippets/multi_gpu/fsdp_train.py"} <= set(TORCHRUN_SCRIPTS)
-    assert len(TORCHRUN_SCRIPTS) >= 5
-
-
-def gloo_threads_after_main(script: pathlib.Path, tmp_path) -> list[list[str]]:
-    """The Gloo threads each of two torchrun ranks still has once the script's main() has returned."""
-    probe = tmp_path / "threads_after_main.py"
-    probe.write_text(THREADS_AFTER_MAIN)
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "--log-dir",
-               str(tmp_path / "logs"), str(probe), str(tmp_path), str(script)]
-    done = subprocess.run(command, cwd=REPO, env=dict(os.environ, CUDA_VISIBLE_DEVICES=""), capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    names = [ast.literal_eval((tmp_path / f"threads-{rank}.txt").read_text()) for rank in (0, 1)]
-    return [[name for name in rank_names if "gloo" in name] for rank_names in names]
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads thread names from /proc")
-@pytest.mark.parametrize("script", TORCHRUN_SCRIPTS)
-def test_no_gloo_thread_outlives_destroy_process_group(script, tmp_path):
-    # The cause of the teardown abort (issue 21, and the FSDP abort a CI run met): when something still holds the
-    # process group, destroy_process_group() cannot free it, and Gloo's threads (pt_gloo_runloop, gloo_tcp_loop)
-    # run on into interpreter shutdown. There, one of them freeing the last collective's tensors needs the
-    # interpreter, is stopped with pthread_exit inside a C++ destructor, and the process aborts with "terminate
-    # called without an active exception" (a core dump's backtrace: ProcessGroupGloo::runLoop ->
-    # ~AsyncBarrierWork -> ~AsyncAllgatherCoalescedWork -> decref -> take_gil -> PyThread_exit_thread). How often
-    # depends on the machine's load; whether the threads are gone does not: after main() only the main thread
-    # may talk Gloo.
-    assert gloo_threads_after_main(REPO / script, tmp_path) == [[], []]
+def test_every_torchrun_script_is_checked_for_gloo_threads_where_a_page_runs_it():
+    # No Gloo thread may outlive a script's main(): each rank that a page's shell block starts checks it at its exit
+    # (tests/rank_exit_check, which says why), so the page's own run of each script is the check, on a machine
+    # without a GPU too.
+    scripts = torchrun_scripts()
+    assert {"snippets/multi_gpu/ddp_train.py", "snippets/multi_gpu/fsdp_train.py"} <= set(scripts)
+    on_cpu = {name for page in pages() for block in page_blocks(page.path)
+              if block.expanded.syntax in {"bash", "sh"} and "torchrun" in block.expanded.code
+              and skip_reason([m.removeprefix("pytest.mark.") for m in block.marks], gpus=0) is None
+              for name in re.findall(r"snippets/[\w/]+\.py", block.expanded.code)}
+    assert set(scripts) <= on_cpu
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads thread names from /proc")
@@ -344,13 +312,18 @@ def test_no_gloo_thread_outlives_destroy_process_group(script, tmp_path):
 )
 def test_each_line_of_the_fsdp_teardown_is_needed(line, tmp_path):
     # FSDP's state sits in reference cycles that hold the group, and DTensor's caches (torch 2.15) keep the
-    # mesh, whose registry holds it too: without either line the Gloo threads outlive main(). When a torch
-    # release frees them by itself, this fails and the line can go.
+    # mesh, whose registry holds it too: without either line the Gloo threads outlive main(), and the exit check
+    # that every page's torchrun block runs under says so. When a torch release frees them by itself, this fails
+    # and the line can go.
     script = (REPO / "snippets/multi_gpu/fsdp_train.py").read_text(encoding="utf-8")
     assert script.count(line) == 1
     without = tmp_path / "fsdp_train.py"
     without.write_text(script.replace(line, ""), encoding="utf-8")
-    assert all(gloo_threads_after_main(without, tmp_path))
+    command = f"torchrun --standalone --nproc-per-node=2 --log-dir {tmp_path / 'logs'} {without}"
+    stdout, stderr = (process := start_command(CodeBlock(command, 0, "bash"))).communicate(timeout=600)
+    assert process.returncode != 0, stdout
+    for rank in (0, 1):
+        assert re.search(rf"^rank {rank}: Gloo threads outlive the script: \[.*gloo", stderr, re.M), stderr[-3000:]
 
 
 def test_without_the_early_import_the_group_outlives_destroy_process_group():
@@ -429,8 +402,7 @@ def torchrun_two_cpu_ranks(script: str, tmp_path, **env: str) -> subprocess.Comp
 
 @pytest.mark.parametrize("script", NEW_TORCHRUN_SCRIPTS)
 def test_a_torchrun_script_started_with_plain_python_says_so_in_one_line(script):
-    done = subprocess.run([sys.executable, f"snippets/multi_gpu/{script}"], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+    done = run_snippet(f"snippets/multi_gpu/{script}").result(timeout=300)  # `python snippets/multi_gpu/<script>`
     assert done.returncode == 1
     assert done.stderr.strip() == "start it with torchrun, as its docstring shows"
 
