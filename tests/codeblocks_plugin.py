@@ -26,6 +26,7 @@ from pytest_codeblocks.main import stdout_io
 from pytest_codeblocks.plugin import TestBlock
 
 import run_share
+from block_warnings import Warned, counts, from_stderr, recording, report, unexplained
 from mnist_data import ensure_local_mnist
 from site_pages import (
     BLOCK_MARKS,
@@ -78,6 +79,11 @@ class PageBlock:
         return f"block {self.index} [{', '.join(self.includes) or self.raw.syntax or 'text'}]"
 
 
+@functools.cache
+def page_lines(page: Path) -> list[str]:
+    return page.read_text(encoding="utf-8").splitlines()
+
+
 @functools.cache  # read once per run: collection, the snippet runs and the site tests all ask for the same pages
 def page_blocks(page: Path) -> tuple[PageBlock, ...]:
     text = page.read_text(encoding="utf-8")
@@ -104,10 +110,10 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
-# a block's output, by what decides its behaviour (behaviour_key): the languages' copies of one block differ only in
-# their comments' language and in translated docstrings (site_pages.translate_comments changes nothing else), so the
-# first to run does so for all
-_passed_runs: dict[tuple[str, str], str] = {}
+# a block's output and the warnings it raised, by what decides its behaviour (behaviour_key): the languages' copies of
+# one block differ only in their comments' language and in translated docstrings (site_pages.translate_comments
+# changes nothing else), so the first to run does so for all
+_passed_runs: dict[tuple[str, str], tuple[str, tuple[Warned, ...]]] = {}
 # a page's shell blocks, started together when the first of them runs: each is a program that spends seconds
 # importing torch while the others wait, and none reads what another writes
 _started: dict[tuple[str, str], subprocess.Popen] = {}
@@ -182,21 +188,25 @@ class PageBlockItem(TestBlock):
         key = behaviour_key(self.obj.syntax, self.obj.code)
         if key not in _passed_runs:
             _passed_runs[key] = self._run(key)
-        expected, got = self.obj.expected_output, _passed_runs[key]
-        if expected is None:
-            return
+        (got, warned), expected = _passed_runs[key], self.obj.expected_output
         squeeze = (lambda t: re.sub(r"\s+", "", t)) if self.obj.expected_output_ignore_whitespace else str
-        if squeeze(got) != squeeze(expected):
+        if expected is not None and squeeze(got) != squeeze(expected):
             raise RuntimeError(f"{self.name}, line {self.obj.lineno}: expected output\n{expected}\nbut got\n{got}")
+        block: PageBlock = self.block
+        # every warning of the run, counted or not, for a report (--junitxml writes them)
+        self.user_properties.extend(("warning", f"{'counted' if counts(w) else 'not counted'}: {w}") for w in warned)
+        if missing := unexplained(page_lines(block.page), block.raw.lineno, self.next_fence_line, list(warned)):
+            raise RuntimeError(report(f"{block.page.parent.name}/{block.page.name} {block.label}", missing))
 
-    def _run(self, key: tuple[str, str]) -> str:
-        """What the block prints, as pytest-codeblocks runs it (exec in this process, or a shell)."""
+    def _run(self, key: tuple[str, str]) -> tuple[str, tuple[Warned, ...]]:
+        """What the block prints, as pytest-codeblocks runs it (exec in this process, or a shell), and the warnings
+        it raised (block_warnings: recorded, or for a shell's programs as their standard error shows them)."""
         if (snippet := programs().get(key)) is not None:  # the whole file, run as a program: read that run
             run = run_snippet(snippet).result(timeout=600)
             if run.returncode:
                 raise RuntimeError(f"{self.name}: {run.command} exited with status {run.returncode}\n"
                                    f"{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
-            return run.stdout
+            return run.stdout, run.warnings
         if self.obj.syntax != "python":
             if key not in _started:  # this one, and the shell blocks further down the page that will run
                 later = self.session.items[self.session.items.index(self) + 1 :]
@@ -210,22 +220,22 @@ class PageBlockItem(TestBlock):
             if process.returncode:
                 output = f"{stdout[-3000:]}\n{stderr[-3000:]}"
                 raise RuntimeError(f"{self.name}: command exited with status {process.returncode}\n{output}")
-            return stdout
-        with stdout_io() as out:
+            return stdout, tuple(from_stderr(stderr))
+        with stdout_io() as out, recording() as warned:
             try:
                 exec(self.obj.code, {"__MODULE__": "__main__"})
             except Exception as error:
                 raise RuntimeError(f"{self.name}, line {self.obj.lineno}:\n{self.obj.code}\n{error!r}") from error
-        return out.getvalue()
+        return out.getvalue(), tuple(warned)
 
 
 class ExpandedPage(pytest.File):
     def collect(self):
-        for block in page_blocks(self.path):
-            if block.expanded.syntax not in RUN_SYNTAXES:
-                continue
+        runnable = [block for block in page_blocks(self.path) if block.expanded.syntax in RUN_SYNTAXES]
+        for block, following in zip(runnable, [*runnable[1:], None][: len(runnable)], strict=True):
             item = PageBlockItem.from_parent(parent=self, name=block.label)
             item.obj = block.expanded
+            item.block, item.next_fence_line = block, following.raw.lineno if following else None
             for mark in block.marks:
                 item.add_marker(eval(mark, {"sys": sys, "pytest": pytest}))  # as pytest-codeblocks does
             yield item

@@ -21,6 +21,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
 import run_share
+from block_warnings import Warned, from_stderr, recording
 from site_pages import REPO
 
 # command-line programs get the arguments a quick real run needs
@@ -37,6 +38,7 @@ class Run:
     returncode: int
     stdout: str
     stderr: str
+    warnings: tuple[Warned, ...] = ()  # every warning it raised, printed or not (block_warnings.recording)
 
 
 def _in_forked_process(program: str, args: list[str], code: str | None = None) -> Run:
@@ -50,10 +52,11 @@ def _in_forked_process(program: str, args: list[str], code: str | None = None) -
         os.dup2(err.fileno(), 2)
         status = 0
         try:
-            if code is None:
-                runpy.run_path(program, run_name="__main__")
-            else:
-                exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
+            with recording(main=program if code is None else "<string>") as warned:
+                if code is None:
+                    runpy.run_path(program, run_name="__main__")
+                else:
+                    exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
         except SystemExit as exit_:
             status = exit_.code if isinstance(exit_.code, int) else (exit_.code is not None)
             if isinstance(exit_.code, str):
@@ -66,7 +69,7 @@ def _in_forked_process(program: str, args: list[str], code: str | None = None) -
         out.seek(0)
         err.seek(0)
         return Run(f"python {' '.join(sys.argv)}", status, out.read().decode(errors="replace"),
-                   err.read().decode(errors="replace"))
+                   err.read().decode(errors="replace"), tuple(warned))
 
 
 def _in_own_interpreter(snippet: str, args: list[str]) -> Run:
@@ -74,7 +77,7 @@ def _in_own_interpreter(snippet: str, args: list[str]) -> Run:
     with tempfile.TemporaryDirectory() as tmp:
         command = [a.replace("{tmp}", tmp) for a in command]
         done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
-    return Run(" ".join(command), done.returncode, done.stdout, done.stderr)
+    return Run(" ".join(command), done.returncode, done.stdout, done.stderr, tuple(from_stderr(done.stderr)))
 
 
 @functools.cache
