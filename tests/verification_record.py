@@ -112,7 +112,7 @@ def command_args(args) -> list[str]:
 def pytest_addoption(parser):
     parser.addoption("--verification-record", action="store_true", help="write this run's verification record")
     parser.addoption("--verification-record-dir", type=Path, default=RECORDS, metavar="DIR",
-                     help="where --verification-record writes (default docs/data/verification; the GPU job: its folder)")
+                     help="where --verification-record writes (default docs/data/verification; the GPU job: its own)")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
