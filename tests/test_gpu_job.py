@@ -13,11 +13,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
 import gpu_job_plugin
+import verification_record
 from codeblocks_plugin import page_blocks
 from site_pages import DOCS, REPO
 from snippet_runs import Run
@@ -196,3 +198,21 @@ def test_the_reason_a_cut_test_gives_has_words_in_every_language():
     for lang in ("en", "zh"):
         words = yaml.safe_load((DOCS / "data" / "text" / lang / "verification.yml").read_text(encoding="utf-8"))
         assert gpu_job_plugin.CUT_REASON in words["skip_reasons"], lang
+
+
+def test_under_xdist_only_the_controller_writes_the_verification_record(tmp_path):
+    # a worker's summary holds its own share of the tests; written after the controller's (a job stopped at its
+    # limit), it would pass for the whole run's record
+    report = SimpleNamespace(nodeid="docs/en/devices.md::block 1 [snippets/devices/version.py]", when="call",
+                             longrepr=None)
+    reporter = SimpleNamespace(stats={"passed": [report]}, write_line=lambda line: None)
+
+    def config(**more):
+        options = {"verification_record": True, "verification_record_dir": tmp_path}
+        return SimpleNamespace(getoption=options.get, invocation_params=SimpleNamespace(args=("docs/en",)), **more)
+
+    verification_record.pytest_terminal_summary(reporter, 0, config(workerinput={"workerid": "gw0"}))
+    assert list(tmp_path.iterdir()) == []
+    verification_record.pytest_terminal_summary(reporter, 0, config())
+    [written] = tmp_path.iterdir()
+    assert json.loads(written.read_text(encoding="utf-8"))["totals"]["passed"] == 1
