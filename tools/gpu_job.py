@@ -11,9 +11,9 @@ Stages, each with its own time limit so that a slow one cannot eat the next one'
          --verification-record; each page block's output and each snippet program's output recorded; tests not
          started by the stage's soft limit are skipped (and say so in the record), a hard limit kills the run
   gpu-outputs  the docs/data/gpu-outputs record of the snippets that name CUDA, from what they printed
-  bench  snippets/mnist/bench.py for every rung at batch 64, 256 and 1024 with --probe-loader: the cheap rungs
-         (resident*) with bench.py's default epochs, the DataLoader rungs with as many timed epochs as the time
-         left allows (estimated from the newest GPU records in docs/data/benchmarks)
+  bench  snippets/mnist/bench.py for every rung at batch 64, 256 and 1024 with --probe-loader: first the cheap
+         rungs (resident*) with bench.py's default epochs, then the DataLoader rungs with as many timed epochs as
+         the time left allows (estimated from the newest GPU records in docs/data/benchmarks)
 The folder: manifest.json and README.md (what ran, stage times, what was cut, how to copy the records), env.txt,
 verification/, gpu-outputs/, benchmarks/ (named as in docs/data/), snippet-outputs/, block-outputs.json, logs/.
 
@@ -44,7 +44,10 @@ BATCH_SIZES = (64, 256, 1024)
 SLOW_RUNGS = ("dataloader", "dataloader-tuned")  # the CPU makes their batches: seconds per epoch on any GPU
 DEFAULT_EPOCHS = 5  # bench.py's TIMED_EPOCHS: what the cheap rungs get
 MIN_EPOCHS = 1
-BENCH_START_SECONDS = 20  # one bench.py process: torch, CUDA, MNIST, the device's peak
+BENCH_START_SECONDS = 20
+# after the tests' soft limit, the tests running then may finish, and pytest writes the verification record (in an
+# xdist run the controller imports torch for it): then the stage is stopped (Ctrl-C; such a run writes no record)
+HARD_MARGIN = 60  # one bench.py process: torch, CUDA, MNIST, the device's peak
 # test files the job does not collect, and why: they check the built site, the notebooks or the records, which
 # no GPU changes, and they import what the GPU machine lacks (Chromium, Jupyter, jieba, which has no wheel to carry)
 LEAVE_OUT = {
@@ -137,13 +140,14 @@ def plan_bench(seconds: float, estimates: dict, rungs: list[str], batch_sizes, s
     left = seconds - fast_seconds
     epochs = next((e for e in range(DEFAULT_EPOCHS, MIN_EPOCHS - 1, -1)
                    if safety * group_seconds(estimates, slow, batch_sizes, e, True) <= left), MIN_EPOCHS)
+    # the cheap rungs first: their records are sure, and the DataLoader rungs take what is left
+    if fast:
+        groups.append({"rungs": fast, "epochs": DEFAULT_EPOCHS, "estimate_seconds": round(fast_seconds)})
     if slow:
         if epochs < DEFAULT_EPOCHS:
             cut.append(f"{', '.join(slow)}: {epochs} timed epoch(s) instead of {DEFAULT_EPOCHS} (to fit the time left)")
         groups.append({"rungs": slow, "epochs": epochs,
                        "estimate_seconds": round(safety * group_seconds(estimates, slow, batch_sizes, epochs, True))})
-    if fast:
-        groups.append({"rungs": fast, "epochs": DEFAULT_EPOCHS, "estimate_seconds": round(fast_seconds)})
     return {"groups": groups, "cut": cut}
 
 
@@ -161,12 +165,16 @@ def run_stage(name: str, argv: list[str], timeout: float, log: Path, env: dict |
             process.wait(timeout=max(1.0, timeout))
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            # Ctrl-C first (pytest then prints what it ran), then SIGTERM, then SIGKILL, to the whole group
+            for sig, wait in ((signal.SIGINT, 15), (signal.SIGTERM, 10), (signal.SIGKILL, None)):
+                try:
+                    os.killpg(process.pid, sig)
+                    process.wait(timeout=wait)
+                    break
+                except ProcessLookupError:
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
     return {"stage": name, "command": shlex.join(argv), "log": log.relative_to(log.parent.parent).as_posix(),
             "seconds": round(time.monotonic() - start, 1), "limit_seconds": round(timeout), "returncode":
             process.returncode, "timed_out": timed_out}
@@ -373,7 +381,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the whole job's time (default 450: inside `timeout 480`)")
     parser.add_argument("--tests-seconds", type=float, default=170, metavar="SECONDS",
                         help="no test starts after this many seconds of the tests stage (default 170); the stage "
-                             "is killed 45 s later")
+                             f"is stopped {HARD_MARGIN} s later")
     parser.add_argument("--stages", nargs="+", default=["env", "tests", "gpu-outputs", "bench"],
                         choices=["env", "tests", "gpu-outputs", "bench"], metavar="STAGE",
                         help="env, tests, gpu-outputs, bench (default: all; env always runs)")
@@ -461,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
                  *args.tests, *(f"--ignore={p}" for p in LEAVE_OUT)]
         manifest["left_out"] = [f"{path}: checks {why}" for path, why in LEAVE_OUT.items()]
         say(f"tests: up to {soft:.0f} s, then the tests left are skipped")
-        stage = run_stage("tests", argv_, soft + 45, folder / "logs" / "pytest.log")
+        stage = run_stage("tests", argv_, soft + HARD_MARGIN, folder / "logs" / "pytest.log")
         manifest["stages"].append(stage)
         stage["blocks_recorded"] = merge_block_outputs(folder)
         log = (folder / "logs" / "pytest.log").read_text(encoding="utf-8", errors="replace")
@@ -500,8 +508,8 @@ def main(argv: list[str] | None = None) -> int:
         rungs = [r for r in env["pipelines"] if args.dry_run is False or r not in env["cuda_only"]]
         if args.dry_run:
             manifest["cut"] += [f"bench: {r} (CUDA only) not run in the rehearsal" for r in env["cuda_only"]]
-            plan = {"groups": [{"rungs": [r for r in rungs if r in SLOW_RUNGS], "epochs": 1},
-                               {"rungs": [r for r in rungs if r not in SLOW_RUNGS], "epochs": 1}],
+            plan = {"groups": [{"rungs": [r for r in rungs if r not in SLOW_RUNGS], "epochs": 1},
+                               {"rungs": [r for r in rungs if r in SLOW_RUNGS], "epochs": 1}],
                     "cut": ["bench: 1 timed epoch per run (the rehearsal)"]}
         else:
             known = [json.loads(p.read_text(encoding="utf-8")) for p in (DATA / "benchmarks").glob("*.json")]
@@ -524,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
                 manifest["cut"].append(f"bench: {', '.join(group['rungs'])} not run (no time left)")
                 continue
             stage = run_stage(f"bench {'+'.join(group['rungs'])}", argv_, limit,
-                              folder / "logs" / f"bench-{i + 1}.log", env=os.environ | {"TQDM_DISABLE": "1"})
+                              folder / "logs" / f"bench-{i + 1}.log")
             manifest["stages"].append(stage)
             if stage["timed_out"]:
                 manifest["cut"].append(f"bench: {', '.join(group['rungs'])} killed at {stage['limit_seconds']} s; "
