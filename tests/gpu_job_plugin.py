@@ -81,6 +81,10 @@ def gpu_relevant(item) -> bool:
 
 
 def pytest_configure(config):
+    # the verification record's summary imports torch (its CUDA GPUs): in an xdist controller, which collects
+    # nothing, that import would come at the end, after the job's time for tests; it comes here, beside the workers'
+    if config.getoption("verification_record", False):
+        import torch  # noqa: F401
     folder = config.getoption("gpu_job_outputs")
     if folder is not None:
         snippet_runs.run_listeners.append(
