@@ -49,7 +49,9 @@ def pytest_sessionstart(session):
     config = session.config
     whole_suite = config.args_source == pytest.Config.ArgsSource.TESTPATHS
     xdist_controller = config.pluginmanager.hasplugin("dsession")
-    if (whole_suite or xdist_controller) and not config.option.collectonly:
+    # the GPU job's run (tests/gpu_job_plugin.py) leaves out every test that reads the site
+    gpu_job = config.pluginmanager.hasplugin("gpu_job_plugin")
+    if (whole_suite or xdist_controller) and not config.option.collectonly and not gpu_job:
         _start_build()
 
 

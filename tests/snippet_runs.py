@@ -30,6 +30,9 @@ ARGS = {
 }
 # it sets CUDA variables before `import torch`: a process that has imported torch already would not show that
 OWN_INTERPRETER = {"snippets/multi_gpu/misspellings.py"}
+# called with (snippet, Run) when a program's run ends, in the process that asked for it (tests/gpu_job_plugin.py
+# records each one's output for the GPU job)
+run_listeners: list = []
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,11 @@ def _once(snippet: str, args: list[str]) -> Run:
 def run_snippet(snippet: str, *args: str) -> Future:
     """The run of snippet (a path relative to the repository) with args (ARGS' by default), started on first
     request and shared."""
-    return _pool().submit(_once, snippet, list(args) or ARGS.get(snippet, []))
+    future = _pool().submit(_once, snippet, list(args) or ARGS.get(snippet, []))
+    for listener in run_listeners:
+        future.add_done_callback(
+            lambda done, tell=listener: done.cancelled() or done.exception() or tell(snippet, done.result()))
+    return future
 
 
 def run_code(code: str, *args: str) -> Run:

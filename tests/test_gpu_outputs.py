@@ -157,7 +157,9 @@ def test_every_shown_gpu_output_is_the_recorded_output():
 def test_a_gpu_output_record_holds_what_the_run_printed():
     for path in GPU_OUTPUT_RECORDS:
         record = json.loads(path.read_text(encoding="utf-8"))
-        folder = SHARED_GPU_RUNS / f"{record['date']}-h100" / "snippet-outputs"
+        # the run's folder, as the record's source names it (shared/gpu-runs/<run>/snippet-outputs/...)
+        folder = SHARED_GPU_RUNS / re.match(r"shared/gpu-runs/([^/]+)/snippet-outputs/", record["source"])[1] \
+            / "snippet-outputs"
         for snippet, text in record["outputs"].items():
             assert (folder / f"{snippet.replace('/', '_')}.out").read_text(encoding="utf-8") == text, snippet
 

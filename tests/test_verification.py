@@ -511,9 +511,11 @@ def test_a_note_folded_over_lines_reads_as_one_chinese_paragraph():
 def test_the_gpu_job_writes_the_record_and_the_workflow_proposes_it():
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     recipe = makefile.split("\ngpu-job:", 1)[1].split("\n\n", 1)[0]
-    assert re.search(r"^\t\$\(BIN\)/python -m pytest .*--verification-record", recipe, re.M), recipe
+    assert re.search(r"^\t\$\(GPU_PYTHON\) tools/gpu_job\.py --out", recipe, re.M), recipe
+    job = (REPO / "tools" / "gpu_job.py").read_text(encoding="utf-8")
+    assert '"--verification-record", "--verification-record-dir"' in job  # its tests stage writes the record
     workflow = (REPO / ".github" / "workflows" / "gpu.yml").read_text(encoding="utf-8")
-    assert "docs/data/verification/" in workflow
+    assert "docs/data/verification/" in workflow and "for kind in benchmarks verification gpu-outputs" in workflow
     assert re.search(r"git add [^\n]*docs/data/verification", workflow)
 
 
@@ -548,14 +550,15 @@ def test_a_checkout_is_dirty_only_when_what_the_run_executes_differs_from_the_co
 
 
 def test_the_gpu_job_leaves_out_every_browser_test_file_by_name():
-    # A GPU runner without Chromium would otherwise record ~150 browser failures against the pages; the site those
+    # A GPU machine without Chromium would otherwise record ~150 browser failures against the pages; the site those
     # tests check does not depend on the GPU, so the job leaves them out and its record's command names them.
-    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
-    left_out = re.search(r"^GPU_JOB_LEAVES_OUT := (.+)$", makefile, re.M)[1].split()
+    sys.path.insert(0, str(REPO / "tools"))
+    import gpu_job
+
     uses_browser = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "tests").rglob("test_*.py")
                           if re.search(r"^from browser import", p.read_text(encoding="utf-8"), re.M))
-    assert uses_browser and left_out == [f"--ignore={path}" for path in uses_browser]
-    assert "--verification-record $(GPU_JOB_LEAVES_OUT)" in makefile
+    assert uses_browser and set(uses_browser) <= set(gpu_job.LEAVE_OUT)
+    assert '*(f"--ignore={p}" for p in LEAVE_OUT)' in (REPO / "tools" / "gpu_job.py").read_text(encoding="utf-8")
 
 
 def _page_at(commit: str, page: str) -> str | None:

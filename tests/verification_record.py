@@ -92,13 +92,33 @@ def record_path(folder: Path, record: dict) -> Path:
     return folder / f"{record['date'][:10]}_{record['device_type']}_{device}.json"
 
 
+# options that say where files go, not what ran: left out of the record's command (each with its value)
+WHERE_OPTIONS = ("--verification-record-dir", "--gpu-job-outputs", "--junitxml")
+
+
+def command_args(args) -> list[str]:
+    """The run's arguments without --verification-record and the options that name where files go."""
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in WHERE_OPTIONS:
+            skip = True
+        elif arg != "--verification-record" and not arg.startswith(tuple(f"{o}=" for o in WHERE_OPTIONS)):
+            kept.append(arg)
+    return kept
+
+
 def pytest_addoption(parser):
     parser.addoption("--verification-record", action="store_true", help="write this run's verification record")
+    parser.addoption("--verification-record-dir", type=Path, default=RECORDS, metavar="DIR",
+                     help="where --verification-record writes (default docs/data/verification; the GPU job: its own)")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    # an interrupted run (or one that could not collect) writes nothing
-    if not config.getoption("verification_record") or exitstatus not in (0, 1):
+    # an interrupted run (or one that could not collect) writes nothing; under pytest-xdist only the controller
+    # writes (a worker's summary would hold its own share of the tests, and could be the last written)
+    if not config.getoption("verification_record") or exitstatus not in (0, 1) or hasattr(config, "workerinput"):
         return
     outcomes = {
         report.nodeid: (outcome, detail(report, outcome))
@@ -116,7 +136,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     # where the code ran: the first CUDA GPU when there is one (as the page blocks use it), else the CPU
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     commit, dirty = git_state()
-    args = [a for a in config.invocation_params.args if a != "--verification-record"]
+    args = command_args(config.invocation_params.args)
     record = {
         "schema_version": 1,
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -135,7 +155,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     # what each page was when it ran: the stamp says when a page has changed since (site_pages.page_code_digest)
     record["page_digests"] = {page: page_code_digest(REPO / page) for page in record["pages"]
                               if (REPO / page).is_file()}
-    path = record_path(RECORDS, record)
+    path = record_path(config.getoption("verification_record_dir"), record)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     terminalreporter.write_line(f"verification record: {path}")
