@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from codeblocks_plugin import behaviour_key, page_blocks, programs, snippets_run_by_pages
-from site_pages import REPO, SNIPPETS, pages
+from codeblocks_plugin import behaviour_key, page_blocks, programs, skip_reason, snippets_run_by_pages
+from site_pages import REPO, RUN_SYNTAXES, SNIPPETS, pages
 from snippet_runs import run_code, run_snippet
 
 
@@ -129,15 +129,20 @@ def test_a_gpu_snippet_on_a_machine_without_one_runs_or_says_it_needs_a_gpu(snip
 
 def gpu_page_blocks() -> dict[tuple[str, str], tuple[str, str, str]]:
     """behaviour_key -> (syntax, code, where it is shown), for every CUDA or multi-GPU block of the built site (the
-    languages' copies of a block are one)."""
+    languages' copies of a block are one), less those whose code a page also shows unmarked (the same torchrun
+    command for CPUs and for GPUs): that block's own test runs it on a machine without a GPU and needs status 0."""
     blocks: dict[tuple[str, str], tuple[str, str, str]] = {}
+    run_without_gpu = set()
     for page in pages():
         for block in page_blocks(page.path):
-            if {m.removeprefix("pytest.mark.") for m in block.marks} & {"cuda", "multi_gpu"}:
-                key = behaviour_key(block.expanded.syntax, block.expanded.code)
+            marks = {m.removeprefix("pytest.mark.") for m in block.marks}
+            key = behaviour_key(block.expanded.syntax, block.expanded.code)
+            if marks & {"cuda", "multi_gpu"}:
                 where = f"{page.lang}/{page.name} {block.label}"
                 blocks.setdefault(key, (block.expanded.syntax, block.expanded.code, where))
-    return blocks
+            elif skip_reason(marks, gpus=0) is None and block.expanded.syntax in RUN_SYNTAXES:
+                run_without_gpu.add(key)
+    return {key: block for key, block in blocks.items() if key not in run_without_gpu}
 
 
 GPU_BLOCKS = gpu_page_blocks()
