@@ -283,18 +283,48 @@ def test_sitemap_and_language_links_are_addresses_under_site_url(built_site):
         assert 'rel="edit"' not in (built_site / "devices" / "index.html").read_text(encoding="utf-8")
 
 
-def test_the_deployed_build_links_under_its_address_and_edits_the_page_source(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def deployed_build_of_a_broken_copy(tmp_path_factory):
+    """One build for two tests (a build takes minutes): the site as the deploy workflow builds it, for a GitHub
+    project page (an address with a path), of a copy whose coverage data links a heading that does not exist.
+    MkDocs' strict mode stops the build only once every page of every language is written, so the deployed pages
+    are all there to check; the tests make sure that link is the build's only complaint.
+    (build, site folder, its site_url)"""
+    env = deploy_build_env()
+    folder = tmp_path_factory.mktemp("deployed")
+    copy = copy_of_repo(folder / "repo")
+    coverage = copy / "docs" / "data" / "coverage" / "tensors.yml"
+    text = coverage.read_text(encoding="utf-8")
+    assert text.count("anchor: gpu-memory") == 1
+    coverage.write_text(text.replace("anchor: gpu-memory", "anchor: no-such-heading"), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        site_url = site_url_of_config()
+        build = mkdocs_build(folder / "site", cwd=copy)
+    assert site_url == "https://example.github.io/pytorch-on-cpu-and-gpu/", f"site_url {site_url!r}, env {env}"
+    return build, folder / "site", site_url
+
+
+def _complaints(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]
+
+
+def test_a_coverage_link_to_a_missing_heading_fails_the_strict_build(deployed_build_of_a_broken_copy):
+    # heading ids are checked by MkDocs' own `validation: {links: {anchors: warn}}` with strict: true
+    build, _, _ = deployed_build_of_a_broken_copy
+    assert build.returncode != 0
+    assert "contains a link 'tensors.md#no-such-heading'" in build.stderr
+    assert "does not contain an anchor '#no-such-heading'" in build.stderr
+
+
+def test_the_deployed_build_links_under_its_address_and_edits_the_page_source(deployed_build_of_a_broken_copy):
     """Built as the deploy workflow builds it, for a GitHub project page (an address with a path): the sitemap
     and the language links stay under that path (the home page's "/" would leave it), and each page's edit
     button opens its own source, docs/zh/<page>.md for a Chinese page."""
-    env = deploy_build_env()
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    site_url = site_url_of_config()
-    assert site_url == "https://example.github.io/pytorch-on-cpu-and-gpu/", f"site_url {site_url!r}, env {env}"
-    site = tmp_path / "site"
-    build = mkdocs_build(site)
-    assert build.returncode == 0, build.stderr[-4000:]
+    build, site, site_url = deployed_build_of_a_broken_copy
+    complaints = _complaints(build.stderr)  # the broken link's, in each language, and nothing else
+    assert complaints and all("no-such-heading" in line for line in complaints), build.stderr[-4000:]
     assert sitemap_problems(site, site_url) == []
     assert language_link_problems(site, site_url) == []
 
