@@ -206,7 +206,8 @@ def test_a_partial_run_updates_its_releases_record():
 def test_torch_names_follows_import_aliases_and_attribute_chains():
     code = ("import torch\nimport torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel"
             " as DDP\nfrom torch import nn\nx = torch.accelerator.current_accelerator()\n"
-            "dist.init_process_group('gloo')\nm = DDP(nn.Linear(2, 2))\ny = torch.cuda.get_device_properties(0).total_memory\n")
+            "dist.init_process_group('gloo')\nm = DDP(nn.Linear(2, 2))\n"
+            "y = torch.cuda.get_device_properties(0).total_memory\n")
     assert compat_run.torch_names(code) == [
         "torch.accelerator.current_accelerator", "torch.cuda.get_device_properties",
         "torch.distributed.init_process_group", "torch.nn.Linear", "torch.nn.parallel.DistributedDataParallel"]
@@ -308,9 +309,9 @@ def test_the_built_page_shows_the_records_oldest_release(built_site):
 
 # ---- the hand-written version notes, against the records ------------------------------------------------------
 
-# (page, the words in each language, a torch name, the release the words say it arrived in): every block of the
-# page that uses the name ran on no older release, failed (or lacked the name) on an older one where a record has it,
-# and where the records place its oldest release exactly, that is the release the words say
+# (page, the words in each language, a torch name, the release the words say it arrived in): against every record of
+# a block of the page that uses the name, the name is missing before that release (the block failed there, or the
+# name is among a CUDA-only block's missing names) and present from it on (no failure says it is missing)
 NOTES = [
     ("quickstart.md", {"en": "`torch.accelerator` (PyTorch 2.6 and later)",
                        "zh": "`torch.accelerator` 从 PyTorch 2.6 起提供"},
@@ -326,26 +327,34 @@ NOTES = [
 ]
 
 
+def _lacks(entry: dict, name: str) -> bool:
+    """Whether a record's entry says that this release lacks name (or the module that holds it)."""
+    return name in entry.get("missing_names", ()) or any(
+        f"has no attribute '{part}'" in entry.get("error", "") for part in name.split(".")[1:])
+
+
 @pytest.mark.parametrize(("page", "words", "name", "release"), NOTES, ids=[n[0] for n in NOTES])
 def test_a_hand_written_since_note_agrees_with_the_records(page, words, name, release):
     for lang in LANGUAGES:
         text = " ".join((DOCS / lang / page).read_text(encoding="utf-8").split())
         assert words[lang] in text, (lang, page)
-    using = [b for b in BLOCKS if b.page == page and any(
-        n == name or n.startswith(name + ".") for n in compat_run.torch_names(_code(b)))]
+    using = {b.id for b in BLOCKS if b.page == page and any(
+        n == name or n.startswith(name + ".") for n in compat_run.torch_names(_code(b)))}
     assert using, f"no block of {page} uses {name}"
-    bracketed = 0
-    for b in using:
-        fact = compat.oldest(RECORDS, b.id)
-        assert fact is not None, b.id
-        # the records bracket the block's oldest release: run there, not on the release where it failed
-        assert compat.release_key(fact["release"]) >= compat.release_key(release), (b.id, fact)
-        if fact["failed_on"] is not None:
-            assert compat.release_key(fact["failed_on"]) < compat.release_key(release), (b.id, fact)
-            bracketed += 1
-        if fact["exact"] and fact["failed_on"] is not None:
-            assert fact["release"] == release, (b.id, fact)
-    assert bracketed, f"no record of a release before {release} covers a block of {page} that uses {name}"
+    before, since = [], []
+    for r in RECORDS:
+        for e in (e for e in r["blocks"] if e["id"] in using):
+            if compat.release_key(r["release"]) < compat.release_key(release):
+                assert _lacks(e, name), (r["release"], e)
+                before.append(r["release"])
+            else:
+                assert not _lacks(e, name), (r["release"], e)
+                since.append((r["release"], compat.good(e, as_shown=False)))
+    assert before, f"no record before {release} covers a block of {page} that uses {name}"
+    assert any(ok for _, ok in since), f"no block of {page} that uses {name} ran from {release} on"
+    # where the release just before was tried, the records place the name's arrival exactly
+    exact = compat.ORDER[compat.release_key(release) - 1] in before and release in {r for r, _ in since}
+    print(f"{page}: {name} since {release}, {'exact' if exact else 'bracketed'} by the records")
 
 
 def _code(block) -> str:

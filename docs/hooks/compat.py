@@ -98,9 +98,10 @@ def page_blocks(records: list[dict], page: str) -> list[str]:
 def page_facts(records: list[dict], page: str) -> dict | None:
     """What page's note says: "common", the oldest-release fact most of its CPU blocks share (oldest()), "blocks":
     every block's {id, label, fact} where it differs from common, "newest": the newest of the CPU blocks' facts (the
-    release the whole page needs; None on a page of CUDA-only blocks), "cuda": the newest of the CUDA-only blocks' names facts, "full": the releases
-    that ran every block, "partial": those that ran some of this page's (bisection); None where no record has the
-    page or nothing of it is known."""
+    release the whole page needs; None on a page of CUDA-only blocks), "cuda": the newest of the CUDA-only blocks'
+    names facts, "full": the releases that ran every block, "partial": those that ran some of this page's
+    (bisection); a fact's "shown": where the block printed another output than the page's on older releases, the
+    oldest release it printed it on. None where no record has the page or nothing of it is known."""
     ids = page_blocks(records, page)
     if not ids:
         return None
