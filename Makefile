@@ -10,7 +10,7 @@ SITE_STAMP := $(SITE_VENV)/.installed
 # environment variable turns it off)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test install install-site browser cjk-font gpu-job gpu-job-rehearsal notebooks clean
+.PHONY: serve test install install-site browser cjk-font gpu-job gpu-job-rehearsal compat notebooks clean
 
 $(STAMP): requirements.txt constraints.txt
 	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] >= (3, 11) else "Python 3.11+ is required")'
@@ -77,6 +77,16 @@ gpu-job:
 gpu-job-rehearsal: install
 	rm -rf gpu-run/rehearsal
 	$(BIN)/python tools/gpu_job.py --dry-run --out gpu-run/rehearsal
+
+# The compatibility run (not part of `make test`): every block of the English pages on the CPU with each minor release
+# of PyTorch in RELEASES (default: all that docs/hooks/compat.py knows, 2.4 onwards), one release at a time, each
+# installed from PyPI into a venv under .compat/ (5-6 GB) and removed after its run; one record per release in
+# docs/data/compat/, from which the pages show the oldest release each block ran on. COMPAT_ARGS: more for
+# tools/compat_run.py, e.g. --bisect with RELEASES="2.4 2.15"
+RELEASES ?=
+COMPAT_ARGS ?=
+compat: install
+	$(BIN)/python tools/compat_run.py --python $(PYTHON) $(COMPAT_ARGS) $(RELEASES)
 
 # Each page's notebook, docs/<lang>/notebooks/<page>.ipynb, made again from the page (docs/hooks/notebooks.py): run
 # after changing a page with code, and commit them (tests/test_notebooks.py names any page whose notebook is stale)

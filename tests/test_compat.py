@@ -1,0 +1,398 @@
+"""The compatibility run (issue 37): its records (docs/data/compat/), the tool that writes them (tools/compat_run.py,
+whose plain functions are checked here without installing anything), the oldest release each page shows
+(docs/hooks/compat.py), and the pages' hand-written version notes against the records. `make compat` itself is
+not run here: it installs other releases."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+import compat  # docs/hooks/compat.py
+from site_pages import DOCS, LANGUAGES, REPO, load_text, pages
+
+sys.path.insert(0, str(REPO / "tools"))
+import compat_child
+import compat_run
+
+DATA = DOCS / "data"
+SCHEMA = DATA / "compat.schema.json"
+RECORD_FILES = sorted((DATA / "compat").glob("*.json"))
+RECORDS = compat.load(DATA, REPO)
+BLOCKS = compat_run.blocks()
+WORDS = load_text("compat")
+PINNED = re.search(r"^torch==(\S+)", (REPO / "requirements.txt").read_text(encoding="utf-8"), re.M)[1]
+
+
+def _record(release: str, *entries: tuple[str, str], scope: str = "all") -> dict:
+    """A synthetic record: entries are (block id, outcome)."""
+    blocks = []
+    for block, outcome in entries:
+        e = {"id": block, "label": block, "digest": "0" * 16, "outcome": outcome}
+        if outcome == "failed":
+            e |= {"error": f"AttributeError: on {release}", "warnings": []}
+        elif outcome == "ran":
+            e |= {"output_as_shown": True, "warnings": []}
+        blocks.append(e)
+    return {"release": release, "scope": scope, "blocks": blocks}
+
+
+# ---- the records ---------------------------------------------------------------------------------------------
+
+def test_the_records_are_named_after_their_release_and_hold_its_pins():
+    assert RECORD_FILES, "no record in docs/data/compat/"
+    for path, record in zip(RECORD_FILES, RECORDS, strict=True):
+        assert path.stem == record["release"], path
+        torch_pin, vision_pin = compat.RELEASES[record["release"]]
+        assert record["torch"].split("+")[0] == torch_pin, path
+        assert record["torchvision"].split("+")[0] == vision_pin, path
+
+
+def test_the_pinned_release_and_the_oldest_have_a_record_of_every_block():
+    """The pinned release (requirements.txt) and the oldest the run knows were run in full: every block's oldest
+    release is placed between them."""
+    full = {r["release"] for r in RECORDS if r["scope"] == "all"}
+    pinned_minor = ".".join(PINNED.split(".")[:2])
+    assert compat.RELEASES[pinned_minor][0] == PINNED
+    assert {pinned_minor, compat.ORDER[0]} <= full
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[p.stem for p in RECORD_FILES])
+def test_every_current_block_has_an_entry_of_its_code_now(record):
+    """A record of scope all has every block of the English pages, each with the digest of its code as it is now:
+    an edited block makes its entry stale (rerun `make compat RELEASES=<release> COMPAT_ARGS=--blocks=<id>`). A
+    bisection record may hold fewer blocks, but none that is gone or changed."""
+    current = {b.id: b.digest for b in BLOCKS}
+    entries = {e["id"]: e["digest"] for e in record["blocks"]}
+    if record["scope"] == "all":
+        assert sorted(set(current) - set(entries)) == [], f"{record['release']}: no entry for these blocks"
+    assert sorted(set(entries) - set(current)) == [], f"{record['release']}: entries of blocks that are gone"
+    stale = sorted(i for i in entries if current[i] != entries[i])
+    assert stale == [], f"{record['release']}: stale entries (the block's code changed since)"
+
+
+def test_every_block_runs_on_the_pinned_release():
+    pinned = next(r for r in RECORDS if r["torch"].split("+")[0] == PINNED)
+    failed = [(e["id"], e["error"]) for e in pinned["blocks"] if e["outcome"] == "failed"]
+    assert failed == []
+
+
+def test_a_skipped_block_is_exactly_a_cuda_only_block_with_its_marks_reason():
+    marks = {b.id: b.marks for b in BLOCKS}
+    for record in RECORDS:
+        for e in record["blocks"]:
+            cuda_only = any(m in compat_run.NOT_RUN for m in marks[e["id"]])
+            assert (e["outcome"] == "skipped") == cuda_only, (record["release"], e["id"])
+
+
+@pytest.mark.parametrize(("breakage", "field"), [
+    (lambda r: r["blocks"][0].update(outcome="passed"), "blocks.0.outcome"),
+    (lambda r: r["blocks"][0].pop("digest"), "blocks.0.digest"),
+    (lambda r: r.update(release="2.x"), "release"),
+])
+def test_a_malformed_record_stops_the_build_naming_file_and_field(breakage, field, tmp_path):
+    record = copy.deepcopy(RECORDS[0])
+    breakage(record)
+    (tmp_path / "compat").mkdir()
+    (tmp_path / "compat" / "2.4.json").write_text(json.dumps(record), encoding="utf-8")
+    (tmp_path / "compat.schema.json").write_text(SCHEMA.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(PluginError, match=rf"2\.4\.json: field '{re.escape(field)}'"):
+        compat.load(tmp_path, REPO)
+
+
+def test_a_failure_needs_its_error_and_a_skip_its_names():
+    record = copy.deepcopy(RECORDS[0])
+    record["blocks"] = [{"id": "x.md:1", "label": "x", "digest": "0" * 16, "outcome": "failed", "warnings": []}]
+    with pytest.raises(PluginError, match=r"field 'blocks\.0\.error'"):
+        _validate(record)
+    record["blocks"] = [{"id": "x.md:1", "label": "x", "digest": "0" * 16, "outcome": "skipped", "reason": "r"}]
+    with pytest.raises(PluginError, match=r"field 'blocks\.0\.missing_names'"):
+        _validate(record)
+
+
+def _validate(record: dict, tmp: Path | None = None) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "2.4.json"
+        path.write_text(json.dumps(record), encoding="utf-8")
+        from site_pages import load_data
+
+        load_data(path, SCHEMA, REPO)
+
+
+# ---- the oldest release ----------------------------------------------------------------------------------------
+
+def test_the_oldest_release_is_exact_only_where_the_release_before_failed():
+    records = [_record("2.4", ("a.md:1", "failed"), ("b.md:1", "ran"), ("c.md:1", "failed")),
+               _record("2.6", ("a.md:1", "failed"), ("c.md:1", "ran"), scope="bisect"),
+               _record("2.7", ("a.md:1", "ran"), scope="bisect"),
+               _record("2.15", ("a.md:1", "ran"), ("b.md:1", "ran"), ("c.md:1", "ran"))]
+    a, b, c = (compat.oldest(records, i) for i in ("a.md:1", "b.md:1", "c.md:1"))
+    assert (a["release"], a["exact"], a["failed_on"]) == ("2.7", True, "2.6")
+    assert a["error"] == "AttributeError: on 2.6"
+    assert (b["release"], b["exact"], b["failed_on"]) == ("2.4", True, None)
+    assert (c["release"], c["exact"], c["failed_on"]) == ("2.6", False, "2.4")  # 2.5 was not tried
+    assert compat.oldest(records, "d.md:1") is None
+
+
+def test_a_block_that_fails_on_the_newest_record_has_no_oldest_release():
+    records = [_record("2.4", ("a.md:1", "ran")), _record("2.15", ("a.md:1", "failed"))]
+    assert compat.oldest(records, "a.md:1") is None
+
+
+def test_a_cuda_only_blocks_release_is_the_oldest_with_all_its_names():
+    def skipped(release, missing):
+        return {"release": release, "scope": "all", "blocks": [
+            {"id": "g.md:1", "label": "g", "digest": "0" * 16, "outcome": "skipped", "reason": "needs a CUDA GPU",
+             "missing_names": missing}]}
+
+    records = [skipped("2.4", ["torch.accelerator.memory_allocated"]), skipped("2.8", ["torch.accelerator.x"]),
+               skipped("2.9", []), skipped("2.15", [])]
+    fact = compat.oldest(records, "g.md:1")
+    assert (fact["kind"], fact["release"], fact["exact"], fact["error"]) == ("names", "2.9", True,
+                                                                             "torch.accelerator.x")
+
+
+def test_bisection_runs_the_failing_blocks_on_the_release_halving_their_range():
+    """A fake run: block x first runs on 2.7, y on 2.5, z on every release."""
+    first_ok = {"x.md:1": "2.7", "y.md:1": "2.5", "z.md:1": "2.4"}
+    blocks = [compat_run.Block(i.split(":")[0], 1, "python", "", (), None, i) for i in first_ok]
+    runs = []
+
+    def run(release, chosen, scope):
+        runs.append((release, sorted(b.id for b in chosen), scope))
+        ok = lambda b: compat.release_key(release) >= compat.release_key(first_ok[b.id])  # noqa: E731
+        return {"blocks": [{"id": b.id, "outcome": "ran" if ok(b) else "failed", "output_as_shown": None}
+                           for b in chosen]}
+
+    compat_run.bisect("2.4", "2.15", blocks, run)
+    assert runs[:2] == [("2.4", sorted(first_ok), "all"), ("2.15", sorted(first_ok), "all")]
+    assert all(scope == "bisect" for *_, scope in runs[2:])
+    results: dict[str, list[tuple[str, bool]]] = {}
+    for release, ids, _ in runs:
+        for i in ids:
+            results.setdefault(i, []).append(release)
+    assert results["z.md:1"] == ["2.4", "2.15"]  # ran on the first: never bisected
+    # the oldest release of x and y is placed exactly: run on it and on the one before
+    for block, oldest in (("x.md:1", "2.7"), ("y.md:1", "2.5")):
+        before = compat.ORDER[compat.ORDER.index(oldest) - 1]
+        assert {oldest, before} <= set(results[block]), (block, results[block])
+    assert len(runs) <= 2 + 4  # log2 of the 11 releases in between, rounded up
+
+
+def test_next_probe_halves_and_stops_at_adjacent_releases():
+    assert compat_run.next_probe("2.4", "2.15") == "2.9"
+    assert compat_run.next_probe("2.6", "2.7") is None
+
+
+def test_a_partial_run_updates_its_releases_record():
+    old = _record("2.6", ("a.md:1", "failed"), ("b.md:1", "ran")) | {"torch": "2.6.0"}
+    new = _record("2.6", ("a.md:1", "ran"), scope="bisect") | {"torch": "2.6.0"}
+    both = compat_run.merged(old, new, ["a.md:1", "b.md:1"])
+    assert [(e["id"], e["outcome"]) for e in both["blocks"]] == [("a.md:1", "ran"), ("b.md:1", "ran")]
+    assert both["scope"] == "all"
+    assert compat_run.merged(old | {"torch": "2.6.1"}, new, ["a.md:1", "b.md:1"]) == new
+
+
+# ---- the tool's plain functions ----------------------------------------------------------------------------
+
+def test_torch_names_follows_import_aliases_and_attribute_chains():
+    code = ("import torch\nimport torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel"
+            " as DDP\nfrom torch import nn\nx = torch.accelerator.current_accelerator()\n"
+            "dist.init_process_group('gloo')\nm = DDP(nn.Linear(2, 2))\n"
+            "y = torch.cuda.get_device_properties(0).total_memory\n")
+    assert compat_run.torch_names(code) == [
+        "torch.accelerator.current_accelerator", "torch.cuda.get_device_properties",
+        "torch.distributed.init_process_group", "torch.nn.Linear", "torch.nn.parallel.DistributedDataParallel"]
+    assert compat_run.torch_names("not python (") == []
+
+
+def test_missing_names_are_looked_up_attribute_by_attribute_and_as_submodules():
+    assert compat_child.missing_names(["torch.nn.Linear", "torch.distributed.fsdp.FullyShardedDataParallel",
+                                       "torch.accelerator.no_such_function"]) == ["torch.accelerator.no_such_function"]
+
+
+def test_a_warning_keeps_its_place_only_in_the_blocks_code():
+    entry = compat_child.warning_entry(FutureWarning, "weights_only\nmore", "<compat block a>", 3, "<compat block a>")
+    assert entry == {"category": "FutureWarning", "message": "weights_only", "where": "block:3"}
+    snippet = str(REPO / "snippets" / "tensors" / "move.py")
+    assert compat_child.warning_entry(UserWarning, "m", snippet, 9, "")["where"] == "snippets/tensors/move.py:9"
+    # runpy names a program by the path it was given, relative to the repository root
+    assert compat_child.warning_entry(UserWarning, "m", "snippets/tensors/move.py", 9, "")["where"] \
+        == "snippets/tensors/move.py:9"
+    assert compat_child.warning_entry(UserWarning, "m", "/usr/lib/torch/x.py", 9, "")["where"] is None
+    assert compat_child.warning_entry(RuntimeWarning, "m", "x.py", 1, "") is None
+
+
+def test_the_first_error_line_is_the_exceptions():
+    trace = "Traceback (most recent call last):\n  File \"x\", line 1\ntorch.OutOfMemoryError: CUDA out of memory\n"
+    assert compat_child.first_error_line(trace) == "torch.OutOfMemoryError: CUDA out of memory"
+    assert compat_child.first_error_line("W1129 noise\nsomething broke\n") == "something broke"
+
+
+def test_a_job_runs_a_whole_file_as_a_program_and_looks_up_a_cuda_blocks_names():
+    kinds = {b.id: compat_run.job(b)["kind"] for b in BLOCKS}
+    assert kinds["quickstart.md:4"] == "shell"
+    assert {k for i, k in kinds.items() if any(m in compat_run.NOT_RUN for m in
+                                               next(b.marks for b in BLOCKS if b.id == i))} == {"names"}
+    assert "program" in kinds.values() and "exec" in kinds.values()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["2.99"], "unknown release 2.99: expected one of 2.4"),
+    (["--blocks", "nowhere.md:1", "2.4"], "--blocks: no block nowhere.md:1"),
+    (["--python-for", "2.4=/no/python", "2.4"], "--python-for 2.4=/no/python: no such interpreter"),
+    (["--bisect", "2.4"], "--bisect: give the first and the last release"),
+])
+def test_bad_input_is_one_line_and_status_2(argv, message, capsys):
+    assert compat_run.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"compat_run: {message}") and err.count("\n") == 1, err
+
+
+def test_make_compat_runs_the_tool_and_make_test_does_not():
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ncompat:", 1)[1].split("\n\n", 1)[0]
+    assert "tools/compat_run.py" in recipe and "$(RELEASES)" in recipe
+    assert "compat" not in makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert "/.compat/" in (REPO / ".gitignore").read_text(encoding="utf-8").splitlines()
+
+
+# ---- the pages -------------------------------------------------------------------------------------------------
+
+def test_every_language_shows_the_same_blocks_in_the_same_order():
+    """A Chinese block reads its English twin's results (docs/hooks/compat.py)."""
+    zh = {(b.id, b.marks) for b in compat_run.blocks("zh")}
+    assert zh == {(b.id, b.marks) for b in BLOCKS}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_page_with_code_gets_a_note_of_its_oldest_release(lang):
+    with_code = {b.page for b in BLOCKS}
+    for page in pages(lang):
+        note = compat.render(RECORDS, WORDS[lang] | {"lang": lang}, page.name)
+        assert bool(note) == (page.name in with_code), page.name
+        if not note:
+            continue
+        facts = compat.page_facts(RECORDS, page.name)
+        needs = (facts["newest"] or facts["cuda"])["release"]
+        title = next(line for line in note.splitlines() if line.startswith("??? note"))
+        assert f" {needs} " in title  # the folded line: the release the page needs
+        for b in facts["blocks"]:
+            assert f"`{b['label']}`" in note
+
+
+def test_the_built_page_shows_the_records_oldest_release(built_site):
+    for page in pages():
+        facts = compat.page_facts(RECORDS, page.name)
+        if facts is None:
+            continue
+        stem = page.stem
+        html = (built_site / ("" if page.lang == LANGUAGES[0] else page.lang) /
+                ("" if stem == "index" else stem) / "index.html").read_text(encoding="utf-8")
+        words = WORDS[page.lang]
+        if facts["newest"] is None:
+            title = words["title_cuda"].format(release=facts["cuda"]["release"])
+        else:
+            title = (words["title_mixed"] if facts["blocks"] else words["title"]).format(
+                release=facts["newest"]["release"])
+        assert re.search(r'class="compat-note"', html), page
+        assert title.replace('"', "&quot;") in html, (page, title)
+
+
+# ---- the hand-written version notes, against the records ------------------------------------------------------
+
+# (page, the words in each language, a torch name, the release the words say it arrived in): against every record of
+# a block of the page that uses the name, the name is missing before that release (the block failed there, or the
+# name is among a CUDA-only block's missing names) and present from it on (no failure says it is missing)
+NOTES = [
+    ("quickstart.md", {"en": "`torch.accelerator` (PyTorch 2.6 and later)",
+                       "zh": "`torch.accelerator` 从 PyTorch 2.6 起提供"},
+     "torch.accelerator", "2.6"),
+    ("index.md", {"en": "`torch.accelerator` (PyTorch 2.6 and later)",
+                  "zh": "`torch.accelerator`（PyTorch 2.6 起提供）"},
+     "torch.accelerator", "2.6"),
+    ("devices.md", {"en": "Since PyTorch 2.6, `torch.accelerator`", "zh": "从 PyTorch 2.6 起，`torch.accelerator`"},
+     "torch.accelerator", "2.6"),
+    ("gpu-memory.md", {"en": "Since PyTorch 2.9, `torch.accelerator` has the same memory functions",
+                       "zh": "从 PyTorch 2.9 起，`torch.accelerator` 提供了同样一组显存函数"},
+     "torch.accelerator.memory_allocated", "2.9"),
+]
+
+
+def _lacks(entry: dict, name: str) -> bool:
+    """Whether a record's entry says that this release lacks name (or the module that holds it)."""
+    return name in entry.get("missing_names", ()) or any(
+        f"has no attribute '{part}'" in entry.get("error", "") for part in name.split(".")[1:])
+
+
+@pytest.mark.parametrize(("page", "words", "name", "release"), NOTES, ids=[n[0] for n in NOTES])
+def test_a_hand_written_since_note_agrees_with_the_records(page, words, name, release):
+    for lang in LANGUAGES:
+        text = " ".join((DOCS / lang / page).read_text(encoding="utf-8").split())
+        assert words[lang] in text, (lang, page)
+    using = {b.id for b in BLOCKS if b.page == page and any(
+        n == name or n.startswith(name + ".") for n in compat_run.torch_names(_code(b)))}
+    assert using, f"no block of {page} uses {name}"
+    before, since = [], []
+    for r in RECORDS:
+        for e in (e for e in r["blocks"] if e["id"] in using):
+            if compat.release_key(r["release"]) < compat.release_key(release):
+                assert _lacks(e, name), (r["release"], e)
+                before.append(r["release"])
+            else:
+                assert not _lacks(e, name), (r["release"], e)
+                since.append((r["release"], compat.good(e, as_shown=False)))
+    assert before, f"no record before {release} covers a block of {page} that uses {name}"
+    assert any(ok for _, ok in since), f"no block of {page} that uses {name} ran from {release} on"
+    # where the release just before was tried, the records place the name's arrival exactly
+    exact = compat.ORDER[compat.release_key(release) - 1] in before and release in {r for r, _ in since}
+    print(f"{page}: {name} since {release}, {'exact' if exact else 'bracketed'} by the records")
+
+
+def _code(block) -> str:
+    if block.syntax == "python":
+        return block.code
+    return "\n".join((REPO / f).read_text(encoding="utf-8") for f in block.snippet_files)
+
+
+def test_the_weekly_workflow_runs_every_release_and_proposes_the_records():
+    import yaml
+
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "compat.yml").read_text(encoding="utf-8"))
+    triggers = workflow.get("on", workflow.get(True))
+    assert set(triggers) == {"schedule", "workflow_dispatch"}
+    run = workflow["jobs"]["run"]
+    assert run["strategy"]["matrix"]["release"] == compat.ORDER
+    assert any('make compat RELEASES="$RELEASE"' in step.get("run", "") for step in run["steps"])
+    publish = " ".join(step.get("run", "") for step in workflow["jobs"]["publish"]["steps"])
+    assert "git add docs/data/compat" in publish and "gh pr create" in publish
+
+
+WEIGHTS_ONLY_NOTES = {  # "weights_only=True is torch.load's default since 2.6", in the words of each page
+    "save-load.md": {"en": "Since PyTorch 2.6,", "zh": "从 PyTorch 2.6 起，`torch.load` 默认"},
+    "bigger-models.md": {"en": "`weights_only=True` has been `torch.load`'s default since 2.6",
+                         "zh": "从 2.6 起，`weights_only=True`"},
+}
+DEFAULT_FALSE = "You are using `torch.load` with `weights_only=False` (the current default value)"
+
+
+@pytest.mark.parametrize("page", WEIGHTS_ONLY_NOTES)
+def test_the_weights_only_default_since_2_6_agrees_with_the_records(page):
+    """torch.load warns of its default weights_only=False up to 2.5: every recorded release before 2.6 where a block
+    called torch.load without weights_only warned so, and no release from 2.6 on did."""
+    for lang in LANGUAGES:
+        text = " ".join((DOCS / lang / page).read_text(encoding="utf-8").split())
+        assert WEIGHTS_ONLY_NOTES[page][lang] in text, (lang, page)
+    warned = {r["release"] for r in RECORDS for e in r["blocks"] for w in e.get("warnings", [])
+              if w["message"].startswith(DEFAULT_FALSE)}
+    before = [r for r in warned if compat.release_key(r) < compat.release_key("2.6")]
+    assert before, "no record before 2.6 shows torch.load's old default"
+    assert sorted(r for r in warned if r not in before) == []
