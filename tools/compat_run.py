@@ -20,7 +20,6 @@ import argparse
 import ast
 import datetime
 import hashlib
-import io
 import json
 import platform
 import re
@@ -35,10 +34,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "docs" / "hooks"), str(REPO / "tests"), str(REPO / "snippets" / "mnist")]
 
 from bench import git_commit  # noqa: E402  (snippets/mnist: the records' provenance, as the benchmark's)
-from pytest_codeblocks import extract_from_buffer  # noqa: E402
 
+from codeblocks_plugin import page_blocks  # noqa: E402  (tests/: the pages' blocks, raw and expanded)
 from compat import ORDER, RELEASES, good, release_key  # noqa: E402  (docs/hooks)
-from site_pages import BLOCK_MARKS, INCLUDE, RUN_SYNTAXES, SNIPPETS, code_comments, expand_includes, pages  # noqa: E402
+from site_pages import BLOCK_MARKS, INCLUDE, RUN_SYNTAXES, SNIPPETS, code_comments, pages  # noqa: E402
 
 CACHE = REPO / ".compat"  # the venvs, one at a time (git-ignored)
 RECORDS = REPO / "docs" / "data" / "compat"
@@ -93,10 +92,7 @@ def blocks(lang: str = "en") -> list[Block]:
     """Every runnable block of the lang pages, in page order."""
     found = []
     for page in pages(lang):
-        text = page.text()
-        raw = extract_from_buffer(io.StringIO(text))
-        expanded = extract_from_buffer(io.StringIO(expand_includes(text, lang)))
-        for i, (r, e) in enumerate(zip(raw, expanded, strict=True), 1):
+        for i, r, e in ((b.index, b.raw, b.expanded) for b in page_blocks(page.path)):  # as the tests collect them
             if e.syntax not in RUN_SYNTAXES:
                 continue
             label = ", ".join(INCLUDE.findall(r.code)) or r.code.strip().splitlines()[0].rstrip(" \\")[:80]
