@@ -29,7 +29,9 @@ def _no_gloo_thread_left() -> None:
     while (left := [n for n in _thread_names() if "gloo" in n]) and time.monotonic() < deadline:
         time.sleep(0.05)
     if left:
-        print(f"rank {os.environ['RANK']}: Gloo threads outlive the script: {left}", file=sys.stderr, flush=True)
+        # One write(2) for the line and its newline: print() writes them apart, and two ranks sharing the pipe
+        # interleaved as "...']rank 0: ..." in a CI run (a pipe keeps a write of up to 4,096 bytes whole).
+        os.write(2, f"rank {os.environ['RANK']}: Gloo threads outlive the script: {left}\n".encode())
         os._exit(3)  # before shutdown meets them
 
 
