@@ -82,7 +82,8 @@ gpu-job-rehearsal: install
 # of PyTorch in RELEASES (default: all that docs/hooks/compat.py knows, 2.4 onwards), one release at a time, each
 # installed from PyPI into a venv under .compat/ (5-6 GB) and removed after its run; one record per release in
 # docs/data/compat/, from which the pages show the oldest release each block ran on. COMPAT_ARGS: more for
-# tools/compat_run.py, e.g. --bisect with RELEASES="2.4 2.15"
+# tools/compat_run.py, e.g. --bisect with RELEASES="2.4 2.15": it starts from the committed records and installs
+# only the releases that narrow a block's range; --bisect --fresh runs every block on both ends first
 RELEASES ?=
 COMPAT_ARGS ?=
 compat: install

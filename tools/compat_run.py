@@ -5,13 +5,22 @@ release its blocks ran on (docs/hooks/compat.py).
     make compat                         # every release of docs/hooks/compat.py's RELEASES
     make compat RELEASES="2.4 2.6"      # those only
     .venv/bin/python tools/compat_run.py --bisect 2.4 2.15   # the oldest release of each block, by bisection
+    .venv/bin/python tools/compat_run.py --bisect --fresh 2.4 2.15   # the same, running both ends in full first
 
 Each release is installed from PyPI (torch, its torchvision, the snippets' other packages at the project's pins) into
 a venv under .compat/ (git-ignored), run, and removed again: a release's CUDA build takes 5-6 GB. `--python-for
 2.15=.venv/bin/python` uses an interpreter that has the release already. The blocks run in tools/compat_child.py,
-inside that venv; CUDA-only blocks are not run, their torch names are looked up. --bisect runs every block on the
-first release, then only the blocks that failed, on releases halving the range each one's oldest lies in; the last
-release is run in full.
+inside that venv; CUDA-only blocks are not run, their torch names are looked up.
+
+--bisect places each block's oldest release (docs/hooks/compat.py's oldest(): the oldest release it ran on, a CUDA-only
+block's with all its torch names, with every newer recorded release good too) between the first and the last release
+given, starting from the committed records: a block's entries count where their digest is the block's now. A block
+without such an entry on the first or the last release is run there; then each block whose oldest release is not
+exact, i.e. lies between the newest release it failed on and its oldest good one with a release in between, is run on
+the midpoint of that range, together with every other such block whose range holds the same release (an install
+costs minutes, a block seconds), until every range is adjacent. --fresh ignores the records: every block runs on
+both ends first, as a first bisection does. Where a block ran but printed another output than the page's, the page
+says since when it prints it "of the releases tried"; bisection does not place that release.
 """
 
 from __future__ import annotations
@@ -30,13 +39,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "docs" / "hooks"), str(REPO / "tests"), str(REPO / "snippets" / "mnist")]
 
 from bench import git_commit  # noqa: E402  (snippets/mnist: the records' provenance, as the benchmark's)
 
+import compat  # noqa: E402  (docs/hooks)
 from codeblocks_plugin import page_blocks  # noqa: E402  (tests/: the pages' blocks, raw and expanded)
-from compat import ORDER, RELEASES, good, release_key  # noqa: E402  (docs/hooks)
+from compat import ORDER, RELEASES, oldest, release_key  # noqa: E402
 from site_pages import BLOCK_MARKS, INCLUDE, RUN_SYNTAXES, SNIPPETS, code_comments, pages  # noqa: E402
 
 CACHE = REPO / ".compat"  # the venvs, one at a time (git-ignored)
@@ -279,23 +291,69 @@ def next_probe(low: str, high: str) -> str | None:
     return ORDER[(a + b) // 2] if b - a > 1 else None
 
 
-def bisect(first: str, last: str, all_blocks: list[Block], run) -> None:
-    """Every block on first and on last; then each block that failed on first (or printed another output than the
-    page's: compat.good), on the release halving the range between its newest failure and its oldest success, until
-    they are adjacent (CUDA-only blocks too, by their names).
-    run(release, blocks, scope) -> the record."""
-    failed_low = {e["id"]: first for e in run(first, all_blocks, "all")["blocks"] if not good(e)}
-    ran_high = {e["id"]: last for e in run(last, all_blocks, "all")["blocks"] if good(e)}
-    pending = {i: (failed_low[i], ran_high[i]) for i in failed_low if i in ran_high}
-    while pending:
-        probes = {i: p for i, (lo, hi) in pending.items() if (p := next_probe(lo, hi))}
-        if not probes:
-            break
-        release = max(set(probes.values()), key=lambda r: (list(probes.values()).count(r), release_key(r)))
-        chosen = [b for b in all_blocks if probes.get(b.id) == release]
-        for e in run(release, chosen, "bisect")["blocks"]:
-            lo, hi = pending[e["id"]]
-            pending[e["id"]] = (lo, release) if good(e) else (release, hi)
+def current(records: list[dict], all_blocks: list[Block], first: str, last: str) -> list[dict]:
+    """The records of the releases first..last, each keeping the entries of all_blocks whose digest is the block's now
+    (an entry of edited code says nothing of the code on the page)."""
+    digests = {b.id: b.digest for b in all_blocks}
+    span = range(release_key(first), release_key(last) + 1)
+    return [r | {"blocks": [e for e in r["blocks"] if digests.get(e["id"]) == e["digest"]]}
+            for r in records if release_key(r["release"]) in span]
+
+
+def with_run(records: list[dict], release: str, entries: list[dict]) -> list[dict]:
+    """records with a run's entries on release: they replace that release's entries of the same blocks."""
+    ran = {e["id"] for e in entries}
+    others = [r for r in records if r["release"] != release]
+    kept = [e for r in records if r["release"] == release for e in r["blocks"] if e["id"] not in ran]
+    return [*others, {"release": release, "scope": "bisect", "blocks": kept + entries}]
+
+
+def unplaced(records: list[dict], ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Each block whose oldest release is not exact: (the newest release it failed on, its oldest good one), the range
+    its oldest release lies in. A block that fails on its newest record, or has no failure below its oldest good
+    release, has none."""
+    found = {}
+    for i in ids:
+        fact = oldest(records, i)
+        if fact is not None and not fact["exact"] and fact["failed_on"] is not None:
+            found[i] = (fact["failed_on"], fact["release"])
+    return found
+
+
+def next_release(ranges: dict[str, tuple[str, str]]) -> tuple[str, list[str]] | None:
+    """The release to install next and the blocks to run on it: of the ranges' midpoints, the one inside most ranges
+    (the newest on a tie), with every block whose range holds it; None when every range is adjacent."""
+    def inside(release: str) -> list[str]:
+        return [i for i, (lo, hi) in ranges.items() if release_key(lo) < release_key(release) < release_key(hi)]
+
+    midpoints = {p for lo, hi in ranges.values() if (p := next_probe(lo, hi))}
+    if not midpoints:
+        return None
+    release = max(midpoints, key=lambda r: (len(inside(r)), release_key(r)))
+    return release, inside(release)
+
+
+def end_runs(records: list[dict], all_blocks: list[Block], release: str) -> list[Block]:
+    """The blocks that have no entry on release in records: they run there first."""
+    have = {e["id"] for r in records if r["release"] == release for e in r["blocks"]}
+    return [b for b in all_blocks if b.id not in have]
+
+
+def bisect(first: str, last: str, all_blocks: list[Block], run, records: list[dict] = ()) -> None:
+    """Place each block's oldest release between first and last (the module's docstring), from records (none: every
+    block runs on both ends first). run(release, blocks, scope) -> the record."""
+    known = current(list(records), all_blocks, first, last)
+    for end in (first, last):
+        if chosen := end_runs(known, all_blocks, end):
+            scope = "all" if len(chosen) == len(all_blocks) else "bisect"
+            known = with_run(known, end, run(end, chosen, scope)["blocks"])
+    tried = {(e["id"], r["release"]) for r in known for e in r["blocks"]}
+    while step := next_release(unplaced(known, [b.id for b in all_blocks])):
+        release, ids = step
+        if again := [i for i in ids if (i, release) in tried]:  # a run that did not answer for a block
+            raise Stop(f"--bisect: {again[0]} was run on {release} already and its range did not narrow")
+        tried |= {(i, release) for i in ids}
+        known = with_run(known, release, run(release, [b for b in all_blocks if b.id in ids], "bisect")["blocks"])
 
 
 def parse_python_for(values: list[str]) -> dict[str, str]:
@@ -315,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("releases", nargs="*", help=f"minor releases to run (default: all of {ORDER[0]}-{ORDER[-1]})")
     parser.add_argument("--bisect", action="store_true", help="place each block's oldest release by bisection "
                         "between the first and the last release given")
+    parser.add_argument("--fresh", action="store_true", help="with --bisect: run every block on both ends first "
+                        "instead of starting from the committed records")
     parser.add_argument("--blocks", help="comma-separated block ids (devices.md:7) to run instead of all")
     parser.add_argument("--python", default=sys.executable, help="the interpreter that makes the venvs")
     parser.add_argument("--python-for", action="append", default=[], metavar="RELEASE=PATH",
@@ -333,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise Stop(f"--blocks: no block {unknown[0]} (ids are page:number, e.g. devices.md:7)")
             all_blocks = [b for b in all_blocks if b.id in wanted]
         ordered = sorted(releases, key=release_key)
+        if args.fresh and not args.bisect:
+            raise Stop("--fresh: only with --bisect (a plain run always runs its releases in full)")
 
         def run(release, chosen, scope):
             return one_release(release, chosen, scope, args.python, python_for, args.keep)
@@ -340,7 +402,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.bisect:
             if len(ordered) != 2:
                 raise Stop("--bisect: give the first and the last release, e.g. --bisect 2.4 2.15")
-            bisect(ordered[0], ordered[1], all_blocks, run)
+            try:
+                records = [] if args.fresh else compat.load(RECORDS.parent, REPO)
+            except PluginError as error:  # a malformed record: the build's one line, naming file and field
+                raise Stop(str(error)) from None
+            bisect(ordered[0], ordered[1], all_blocks, run, records)
         else:
             for release in ordered:
                 run(release, all_blocks, "all" if not args.blocks else "bisect")
