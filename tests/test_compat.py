@@ -161,7 +161,8 @@ def test_a_cuda_only_blocks_release_is_the_oldest_with_all_its_names():
 
 
 def test_bisection_runs_the_failing_blocks_on_the_release_halving_their_range():
-    """A fake run: block x first runs on 2.7, y on 2.5, z on every release."""
+    """With no records (--fresh): every block on both ends, then the failing ones. A fake run: block x first runs on
+    2.7, y on 2.5, z on every release."""
     first_ok = {"x.md:1": "2.7", "y.md:1": "2.5", "z.md:1": "2.4"}
     blocks = [compat_run.Block(i.split(":")[0], 1, "python", "", (), None, i) for i in first_ok]
     runs = []
@@ -185,6 +186,87 @@ def test_bisection_runs_the_failing_blocks_on_the_release_halving_their_range():
         before = compat.ORDER[compat.ORDER.index(oldest) - 1]
         assert {oldest, before} <= set(results[block]), (block, results[block])
     assert len(runs) <= 2 + 4  # log2 of the 11 releases in between, rounded up
+
+
+def _fake_run(first_ok: dict[str, str], runs: list):
+    """A run in which block i runs from first_ok[i] on; it notes (release, ids, scope) in runs."""
+    def run(release, chosen, scope):
+        runs.append((release, sorted(b.id for b in chosen), scope))
+        ok = lambda b: compat.release_key(release) >= compat.release_key(first_ok[b.id])  # noqa: E731
+        return {"release": release, "blocks": [
+            {"id": b.id, "digest": b.digest, "outcome": "ran" if ok(b) else "failed", "output_as_shown": None,
+             "error": "e", "warnings": []} for b in chosen]}
+    return run
+
+
+def _blocks(*ids: str) -> list:
+    return [compat_run.Block(i.split(":")[0], int(i.split(":")[1]), "python", f"# {i}\nx = 1", (), None, i)
+            for i in ids]
+
+
+def test_bisection_starts_from_the_records_and_runs_only_the_unplaced_blocks():
+    """Records of 2.4 and 2.15 in full and of 2.9 in part: a placed block (a: runs on 2.4) and a block that fails on
+    2.15 (d) are not run; b (fails on 2.7, ran on 2.9) runs on 2.8 only; c (fails on 2.4, ran on 2.9) runs on 2.8 with
+    b and then on the midpoints of what is left; neither end is installed."""
+    blocks = _blocks("a.md:1", "b.md:1", "c.md:1", "d.md:1")
+    digest = {b.id: b.digest for b in blocks}
+
+    def rec(release, *entries, scope="all"):
+        r = _record(release, *entries, scope=scope)
+        for e in r["blocks"]:
+            e["digest"] = digest[e["id"]]
+        return r
+
+    records = [rec("2.4", ("a.md:1", "ran"), ("b.md:1", "failed"), ("c.md:1", "failed"), ("d.md:1", "failed")),
+               rec("2.7", ("b.md:1", "failed"), scope="bisect"),
+               rec("2.9", ("b.md:1", "ran"), ("c.md:1", "ran"), scope="bisect"),
+               rec("2.15", ("a.md:1", "ran"), ("b.md:1", "ran"), ("c.md:1", "ran"), ("d.md:1", "failed"))]
+    runs = []
+    compat_run.bisect("2.4", "2.15", blocks, _fake_run({"a.md:1": "2.4", "b.md:1": "2.8", "c.md:1": "2.6",
+                                                        "d.md:1": "2.15"}, runs), records)
+    assert runs[0] == ("2.8", ["b.md:1", "c.md:1"], "bisect")  # 2.8 halves b's range and lies in c's
+    assert runs[1:] == [("2.6", ["c.md:1"], "bisect"), ("2.5", ["c.md:1"], "bisect")]
+
+
+def test_a_stale_entry_does_not_count_and_its_block_runs_on_the_ends_again():
+    """An entry whose digest is not the block's now (its code changed) is dropped: the block runs on the ends."""
+    blocks = _blocks("a.md:1", "b.md:1")
+    records = [_record("2.4", ("a.md:1", "ran"), ("b.md:1", "ran")), _record("2.15", ("a.md:1", "ran"),
+                                                                        ("b.md:1", "ran"))]
+    for r in records:
+        r["blocks"][0]["digest"] = blocks[0].digest  # a's entries are current, b's ("0" * 16) are stale
+    runs = []
+    compat_run.bisect("2.4", "2.15", blocks, _fake_run({"a.md:1": "2.4", "b.md:1": "2.4"}, runs), records)
+    assert runs == [("2.4", ["b.md:1"], "bisect"), ("2.15", ["b.md:1"], "bisect")]
+    # the records of releases outside first..last do not count either
+    assert [(r["release"], [e["id"] for e in r["blocks"]]) for r in compat_run.current(records, blocks, "2.5", "2.15")
+            ] == [("2.15", ["a.md:1"])]
+
+
+def test_the_next_release_is_a_midpoint_inside_most_ranges_with_every_block_it_narrows():
+    ranges = {"a": ("2.7", "2.9"), "b": ("2.4", "2.9"), "c": ("2.4", "2.6"), "d": ("2.9", "2.15"), "e": ("2.5", "2.6")}
+    assert compat_run.next_release(ranges) == ("2.8", ["a", "b"])
+    # a tie of ranges holding it: the newest
+    assert compat_run.next_release({"c": ("2.4", "2.6"), "d": ("2.9", "2.15")}) == ("2.12", ["d"])
+    assert compat_run.next_release({"e": ("2.5", "2.6")}) is None
+
+
+def test_the_unplaced_blocks_are_those_whose_oldest_release_is_not_exact():
+    records = [_record("2.4", ("a.md:1", "failed"), ("b.md:1", "ran"), ("c.md:1", "failed"), ("d.md:1", "ran"),
+                       ("g.md:1", "failed")),
+               _record("2.6", ("a.md:1", "failed"), ("c.md:1", "ran"), scope="bisect"),
+               _record("2.7", ("a.md:1", "ran"), scope="bisect"),
+               _record("2.15", ("a.md:1", "ran"), ("b.md:1", "ran"), ("c.md:1", "ran"), ("d.md:1", "failed"),
+                       ("g.md:1", "ran"))]
+    assert compat_run.unplaced(records, ["a.md:1", "b.md:1", "c.md:1", "d.md:1", "g.md:1"]) == {
+        "c.md:1": ("2.4", "2.6"), "g.md:1": ("2.4", "2.15")}
+
+
+def test_a_run_replaces_its_releases_entries_of_the_same_blocks():
+    records = [_record("2.4", ("a.md:1", "failed"), ("b.md:1", "ran")), _record("2.6", ("a.md:1", "failed"))]
+    new = compat_run.with_run(records, "2.4", _record("2.4", ("a.md:1", "ran"))["blocks"])
+    assert [(r["release"], [(e["id"], e["outcome"]) for e in r["blocks"]]) for r in new] == [
+        ("2.6", [("a.md:1", "failed")]), ("2.4", [("b.md:1", "ran"), ("a.md:1", "ran")])]
 
 
 def test_next_probe_halves_and_stops_at_adjacent_releases():
@@ -250,6 +332,7 @@ def test_a_job_runs_a_whole_file_as_a_program_and_looks_up_a_cuda_blocks_names()
     (["--blocks", "nowhere.md:1", "2.4"], "--blocks: no block nowhere.md:1"),
     (["--python-for", "2.4=/no/python", "2.4"], "--python-for 2.4=/no/python: no such interpreter"),
     (["--bisect", "2.4"], "--bisect: give the first and the last release"),
+    (["--fresh", "2.4"], "--fresh: only with --bisect"),
 ])
 def test_bad_input_is_one_line_and_status_2(argv, message, capsys):
     assert compat_run.main(argv) == 2
