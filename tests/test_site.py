@@ -20,7 +20,7 @@ from pymdownx.snippets import SnippetMissingError
 
 import search_index  # docs/hooks/search_index.py
 from codeblocks_plugin import page_blocks
-from site_build import copy_of_repo, mkdocs_build, offline_prefix
+from site_build import copy_of_repo, mkdocs_build, notebooks_rendered, offline_prefix
 from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, SNIPPETS, expand_includes, pages, settings
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
@@ -284,11 +284,13 @@ def test_sitemap_and_language_links_are_addresses_under_site_url(built_site):
 
 
 @pytest.fixture(scope="module")
-def deployed_build_of_a_broken_copy(tmp_path_factory):
+def deployed_build_of_a_broken_copy(tmp_path_factory, built_site):
     """One build for two tests (a build takes minutes): the site as the deploy workflow builds it, for a GitHub
     project page (an address with a path), of a copy whose coverage data links a heading that does not exist.
     MkDocs' strict mode stops the build only once every page of every language is written, so the deployed pages
-    are all there to check; the tests make sure that link is the build's only complaint.
+    are all there to check; the tests make sure that link is the build's only complaint. Started once built_site is
+    done, it takes that build's rendered notebooks (the same files, rendered the same; the hooks that link them
+    under the address run again).
     (build, site folder, its site_url)"""
     env = deploy_build_env()
     folder = tmp_path_factory.mktemp("deployed")
@@ -301,7 +303,7 @@ def deployed_build_of_a_broken_copy(tmp_path_factory):
         for name, value in env.items():
             monkeypatch.setenv(name, value)
         site_url = site_url_of_config()
-        build = mkdocs_build(folder / "site", cwd=copy)
+        build = mkdocs_build(folder / "site", cwd=copy, env=notebooks_rendered())
     assert site_url == "https://example.github.io/pytorch-on-cpu-and-gpu/", f"site_url {site_url!r}, env {env}"
     return build, folder / "site", site_url
 
@@ -325,6 +327,8 @@ def test_the_deployed_build_links_under_its_address_and_edits_the_page_source(de
     build, site, site_url = deployed_build_of_a_broken_copy
     complaints = _complaints(build.stderr)  # the broken link's, in each language, and nothing else
     assert complaints and all("no-such-heading" in line for line in complaints), build.stderr[-4000:]
+    # every notebook of both languages came from built_site's rendering (mkdocs-jupyter logs each one it renders)
+    assert "Converting notebook" not in build.stderr, "notebooks rendered again: docs/hooks/notebook_pages.py's cache"
     assert sitemap_problems(site, site_url) == []
     assert language_link_problems(site, site_url) == []
 
