@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+
 from site_pages import LANGUAGES, fences, load_data, load_text, templates
 
 # every minor release the compatibility run knows, oldest first: the pins it installs (torch, torchvision)
@@ -34,6 +36,7 @@ RELEASES = {
     "2.15": ("2.15.0", "0.29.2"),
 }
 ORDER = list(RELEASES)
+SPELLING = "spelling:"  # a record's entry of an older spelling's run: spelling:<its snippet file's name>
 
 
 def release_key(release: str) -> int:
@@ -144,6 +147,21 @@ _words: dict[str, dict] = {}
 
 def load(data: Path, repo: Path) -> list[dict]:
     return [load_data(f, data / "compat.schema.json", repo) for f in sorted((data / "compat").glob("*.json"))]
+
+
+def load_spellings(data: Path, repo: Path) -> list[dict]:
+    """docs/data/older_spellings.yml, checked against its schema; a `before` that no release of RELEASES is, or a
+    snippet file that is not there, stops the build naming the file and the field."""
+    path = data / "older_spellings.yml"
+    found = load_data(path, data / "older_spellings.schema.json", repo)
+    name = path.resolve().relative_to(repo.resolve()).as_posix() if path.resolve().is_relative_to(repo.resolve()) \
+        else path.name
+    for i, e in enumerate(found):
+        if e["before"] not in RELEASES:
+            raise PluginError(f"{name}: field '{i}.before': {e['before']!r} is not a release of {', '.join(ORDER)}")
+        if not (repo / e["snippet"]).is_file():
+            raise PluginError(f"{name}: field '{i}.snippet': no file {e['snippet']}")
+    return found
 
 
 def on_pre_build(config) -> None:
