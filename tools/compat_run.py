@@ -12,6 +12,10 @@ a venv under .compat/ (git-ignored), run, and removed again: a release's CUDA bu
 inside that venv; CUDA-only blocks are not run, their torch names are looked up. --bisect runs every block on the
 first release, then only the blocks that failed, on releases halving the range each one's oldest lies in; the last
 release is run in full.
+
+A run also runs the older spellings (docs/data/older_spellings.yml: how to write, before a release, what a block
+uses), each snippet file as a program, recorded as the entry spelling:<its name>; `--blocks spelling:<name>,...`
+runs those alone, and the entries join the release's record (merged()).
 """
 
 from __future__ import annotations
