@@ -532,12 +532,16 @@ def test_every_older_spelling_is_a_snippet_the_tests_run():
                                                dict.fromkeys(s["snippet"] for s in SPELLINGS)]
 
 
-def test_a_run_of_the_spellings_alone_keeps_a_full_record_full():
-    old = _record("2.4", ("a.md:1", "ran")) | {"torch": "2.4.1"}
+def test_a_partial_run_keeps_a_full_record_full_with_or_without_the_spellings():
+    current = ["a.md:1", "a.md:2", "spelling:old_way"]
+    old = _record("2.4", ("a.md:1", "ran"), ("a.md:2", "ran")) | {"torch": "2.4.1"}
     new = _spelling_record("2.4", "ran") | {"torch": "2.4.1"}
-    both = compat_run.merged(old, new, ["a.md:1", "spelling:old_way"])
+    both = compat_run.merged(old, new, current)  # the spellings alone, added to a full record
     assert both["scope"] == "all"
-    assert [e["id"] for e in both["blocks"]] == ["a.md:1", "spelling:old_way"]
+    assert [e["id"] for e in both["blocks"]] == current
+    # some of the pages' blocks again, on a full record that has no spelling (the pinned release's)
+    again = compat_run.merged(old, _record("2.4", ("a.md:2", "ran"), scope="bisect") | {"torch": "2.4.1"}, current)
+    assert again["scope"] == "all"
 
 
 def test_the_built_note_shows_the_older_spelling_with_its_languages_comments(built_site):
