@@ -18,9 +18,9 @@ from pathlib import Path
 
 import jinja2
 from mkdocs.plugins import event_priority
-from nbconvert.exporters.templateexporter import TemplateExporter
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.toc import get_toc
+from nbconvert.exporters.templateexporter import TemplateExporter
 
 from notebooks import NOTEBOOKS, links_html
 from site_pages import LANGUAGES, language_of, load_text
@@ -145,9 +145,9 @@ def table_of_contents(html: str):
 
 def on_pre_build(config) -> None:
     _words.update(load_text("notebooks"))
-    # mkdocs-jupyter's cache (off unless NOTEBOOK_CACHE=true: the tests' builds share one, NOTEBOOK_CACHE_DIR) keeps what one build
-    # used and deletes the rest; i18n builds each language as a build of its own, so one folder would be emptied of
-    # the other language's notebooks every time: each language gets a folder
+    # mkdocs-jupyter's cache (off unless NOTEBOOK_CACHE=true; the tests' builds share one, NOTEBOOK_CACHE_DIR) keeps
+    # what one build used and deletes the rest; i18n builds each language as a build of its own, so one folder would
+    # be emptied of the other language's notebooks every time: each language gets a folder
     jupyter = config.plugins.get("mkdocs-jupyter")
     i18n = config.plugins.get("i18n")
     if jupyter is not None and jupyter.config["cache"]:
