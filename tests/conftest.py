@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import run_share
-from site_build import finished, offline_prefix, start_mkdocs_build
+from site_build import finished, notebooks_rendered, offline_prefix, start_mkdocs_build
 
 _build: dict = {}  # the build, in the process that started it: its process and the thread that records its end
 
@@ -36,7 +36,7 @@ def _start_build() -> None:
         if started.exists():
             return
         started.touch()
-    process = start_mkdocs_build(dest, prefix=tuple(offline_prefix()))
+    process = start_mkdocs_build(dest, prefix=tuple(offline_prefix()), env=notebooks_rendered())
     thread = threading.Thread(target=_record, args=(process, outcome), name="site-build", daemon=True)
     thread.start()
     _build.update(process=process, thread=thread)

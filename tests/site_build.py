@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import run_share
 from site_pages import REPO
 
 
@@ -19,12 +20,28 @@ def offline_prefix() -> list[str]:
     return []
 
 
-def start_mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> subprocess.Popen:
-    """`mkdocs build --strict` of the project in cwd into dest, as CI and the deploy workflow run it, started."""
+def notebook_cache(folder: Path) -> dict[str, str]:
+    """The environment that has a build keep its rendered notebooks in folder (mkdocs.yml, mkdocs-jupyter's cache)
+    and take them from there when a notebook's bytes are the same: the run's later builds of the same pages render
+    none again. mkdocs-jupyter writes its files without a lock and deletes those a build did not use, so only builds
+    of the same notebooks share a folder, one after the other."""
+    return {"NOTEBOOK_CACHE": "true", "NOTEBOOK_CACHE_DIR": str(folder)}
+
+
+def notebooks_rendered() -> dict[str, str]:
+    """notebook_cache of this test run (tests/run_share.py): the run's site build (conftest.built_site) fills it, a
+    later build of the same pages, started once that one is done, takes from it."""
+    return notebook_cache(run_share.folder() / "rendered-notebooks")
+
+
+def start_mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = (),
+                       env: dict[str, str] | None = None) -> subprocess.Popen:
+    """`mkdocs build --strict` of the project in cwd into dest, as CI and the deploy workflow run it, started; env:
+    more environment variables."""
     return subprocess.Popen(
         [*prefix, sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)],
-        cwd=cwd, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
+        cwd=cwd, env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
     )
 
 
@@ -34,9 +51,10 @@ def finished(process: subprocess.Popen) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
-def mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+def mkdocs_build(dest: Path, cwd: Path = REPO, prefix: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The build of start_mkdocs_build, waited for."""
-    return finished(start_mkdocs_build(dest, cwd, prefix))
+    return finished(start_mkdocs_build(dest, cwd, prefix, env))
 
 
 def copy_of_repo(dest: Path) -> Path:

@@ -633,3 +633,31 @@ def test_screenshots_of_home_and_devices(reading_page, origin, lang):
         out = ARTIFACTS / f"{lang}-{shot}.png"
         page.screenshot(path=str(out), full_page=True)
         assert out.stat().st_size > 10_000, f"{out}: suspiciously small"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_an_older_spelling_in_the_compat_note_copies_as_included(new_context, origin, lang):
+    """The quick start's folded compatibility note (docs/hooks/compat.py) shows an older spelling: opened, its code
+    block's copy button copies the snippet as included, comments in the page's language; a screenshot of the opened
+    note goes into test-artifacts/."""
+    import compat  # docs/hooks/compat.py
+
+    data = REPO / "docs" / "data"
+    snippet = compat.shown_snippets(compat.load(data, REPO), "quickstart.md", compat.load_spellings(data, REPO))[0]
+    want = textwrap.dedent(fences(expand_includes(f'```python\n--8<-- "{snippet}"\n```\n', lang))[0].code)
+    context = new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+    page = context.new_page()
+    page.goto(f"{origin}/{Page(lang, 'quickstart.md').url}")
+    note = page.locator(".compat-note details")
+    note.locator("summary").click()
+    block = note.locator("div.highlight")
+    expect(block).to_have_count(1)
+    expect(block.locator(".filename")).to_have_text(snippet)
+    page.evaluate("navigator.clipboard.writeText('')")
+    block.hover()
+    block.locator("[data-clipboard-target]").click()
+    assert page.evaluate("navigator.clipboard.readText()") == want.rstrip("\n")
+    ARTIFACTS.mkdir(exist_ok=True)
+    note.screenshot(path=str(ARTIFACTS / f"{lang}-quickstart-compat-note.png"))
+    context.close()

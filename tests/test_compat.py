@@ -26,6 +26,8 @@ SCHEMA = DATA / "compat.schema.json"
 RECORD_FILES = sorted((DATA / "compat").glob("*.json"))
 RECORDS = compat.load(DATA, REPO)
 BLOCKS = compat_run.blocks()
+SPELLINGS = compat.load_spellings(DATA, REPO)
+SPELLING_BLOCKS = compat_run.spellings()
 WORDS = load_text("compat")
 PINNED = re.search(r"^torch==(\S+)", (REPO / "requirements.txt").read_text(encoding="utf-8"), re.M)[1]
 
@@ -68,10 +70,11 @@ def test_every_current_block_has_an_entry_of_its_code_now(record):
     """A record of scope all has every block of the English pages, each with the digest of its code as it is now:
     an edited block makes its entry stale (rerun `make compat RELEASES=<release> COMPAT_ARGS=--blocks=<id>`). A
     bisection record may hold fewer blocks, but none that is gone or changed."""
-    current = {b.id: b.digest for b in BLOCKS}
+    current = {b.id: b.digest for b in BLOCKS + SPELLING_BLOCKS}
     entries = {e["id"]: e["digest"] for e in record["blocks"]}
-    if record["scope"] == "all":
-        assert sorted(set(current) - set(entries)) == [], f"{record['release']}: no entry for these blocks"
+    if record["scope"] == "all":  # the older spellings: test_every_older_spelling_ran_on_the_oldest_release
+        missing = sorted(set(current) - set(entries) - {b.id for b in SPELLING_BLOCKS})
+        assert missing == [], f"{record['release']}: no entry for these blocks"
     assert sorted(set(entries) - set(current)) == [], f"{record['release']}: entries of blocks that are gone"
     stale = sorted(i for i in entries if current[i] != entries[i])
     assert stale == [], f"{record['release']}: stale entries (the block's code changed since)"
@@ -84,7 +87,7 @@ def test_every_block_runs_on_the_pinned_release():
 
 
 def test_a_skipped_block_is_exactly_a_cuda_only_block_with_its_marks_reason():
-    marks = {b.id: b.marks for b in BLOCKS}
+    marks = {b.id: b.marks for b in BLOCKS + SPELLING_BLOCKS}
     for record in RECORDS:
         for e in record["blocks"]:
             cuda_only = any(m in compat_run.NOT_RUN for m in marks[e["id"]])
@@ -479,3 +482,182 @@ def test_the_weights_only_default_since_2_6_agrees_with_the_records(page):
     before = [r for r in warned if compat.release_key(r) < compat.release_key("2.6")]
     assert before, "no record before 2.6 shows torch.load's old default"
     assert sorted(r for r in warned if r not in before) == []
+
+
+# ---- the older spellings (docs/data/older_spellings.yml) -------------------------------------------------------
+
+def _spelling_record(release: str, outcome: str, name: str = "old_way") -> dict:
+    e = {"id": f"spelling:{name}", "label": f"snippets/compat/{name}.py", "digest": "0" * 16, "outcome": outcome}
+    e |= {"error": "ImportError: x", "warnings": []} if outcome == "failed" else {"output_as_shown": None,
+                                                                                "warnings": []}
+    return {"release": release, "scope": "bisect", "blocks": [e]}
+
+
+# a.md:1 fails on 2.4 and 2.5 with "AttributeError: on 2.5" on 2.5, runs from 2.6; b.md:1 runs everywhere
+SYNTHETIC = [_record("2.4", ("a.md:1", "failed"), ("b.md:1", "ran")),
+             _record("2.5", ("a.md:1", "failed"), scope="bisect"),
+             _record("2.6", ("a.md:1", "ran"), scope="bisect"),
+             _record("2.15", ("a.md:1", "ran"), ("b.md:1", "ran"))]
+OLD_WAY = {"error": "AttributeError: on 2.5", "before": "2.6", "snippet": "snippets/compat/old_way.py"}
+
+
+def _note(records: list[dict], spellings: list[dict], lang: str = "en") -> str:
+    return compat.render(records, WORDS[lang] | {"lang": lang}, "a.md", spellings)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_note_shows_a_recorded_older_spelling_under_its_block(lang):
+    records = [*SYNTHETIC, _spelling_record("2.4", "ran")]
+    note = _note(records, [OLD_WAY], lang)
+    row = next(line for line in note.splitlines() if "AttributeError: on 2.5" in line)
+    words = WORDS[lang]["spelling"].format(before="2.6", ran="2.4")
+    lines = note.splitlines()
+    at = lines.index(row)
+    # inside the row's list item (indented past its "- "), the words, then the snippet's include fence
+    assert [line.strip() for line in lines[at + 1:at + 7]] == [
+        "", words, "", "```python", '--8<-- "snippets/compat/old_way.py"', "```"]
+    indent = len(row) - len(row.lstrip()) + 4
+    assert all(line.startswith(" " * indent) for line in lines[at + 2:at + 7] if line)
+
+
+def test_the_note_shows_no_spelling_that_no_record_ran_before_its_release():
+    assert "old_way" in _note([*SYNTHETIC, _spelling_record("2.4", "ran")], [OLD_WAY])
+    assert "old_way" not in _note(SYNTHETIC, [OLD_WAY])  # never run
+    assert "old_way" not in _note([*SYNTHETIC, _spelling_record("2.4", "failed")], [OLD_WAY])
+    assert "old_way" not in _note([*SYNTHETIC, _spelling_record("2.6", "ran")], [OLD_WAY])  # not before 2.6
+    # a `before` the records contradict: the block failed on 2.5, so what it needs is not older than 2.6
+    for before in ("2.5", "2.7"):
+        assert "old_way" not in _note([*SYNTHETIC, _spelling_record("2.4", "ran")], [OLD_WAY | {"before": before}])
+    other = {"error": "AttributeError: on 2.4", "before": "2.6", "snippet": OLD_WAY["snippet"]}
+    assert "old_way" not in _note([*SYNTHETIC, _spelling_record("2.4", "ran")], [other])  # not the error shown
+
+
+def test_a_pattern_matches_the_start_of_the_error_line():
+    records = [*SYNTHETIC, _spelling_record("2.4", "ran")]
+    pattern = {"match": r"AttributeError: on 2\.", "before": "2.6", "snippet": OLD_WAY["snippet"]}
+    assert "old_way" in _note(records, [pattern])
+    assert "old_way" not in _note(records, [pattern | {"match": "on 2"}])
+
+
+def test_a_spelling_shown_twice_in_a_note_is_included_once():
+    ran = [(f"a.md:{i}", "ran") for i in (1, 4, 5)]  # most blocks ran on 2.4: a.md:2 and :3 get a row each
+    records = [_record("2.4", *ran, ("a.md:2", "failed"), ("a.md:3", "failed")),
+               _record("2.5", ("a.md:2", "failed"), ("a.md:3", "failed"), scope="bisect"),
+               _record("2.15", *ran, ("a.md:2", "ran"), ("a.md:3", "ran")),
+               _spelling_record("2.4", "ran")]
+    note = _note(records, [OLD_WAY])
+    assert note.count('--8<-- "snippets/compat/old_way.py"') == 1
+    assert WORDS["en"]["spelling_again"].format(before="2.6") in note
+    assert compat.shown_snippets(records, "a.md", [OLD_WAY]) == ["snippets/compat/old_way.py"]
+
+
+@pytest.mark.parametrize(("breakage", "field"), [
+    (lambda e: e.pop("snippet"), "0.snippet"),
+    (lambda e: e.update(before="2.x"), "0.before"),
+    (lambda e: e.update(before="2.99"), "0.before"),
+    (lambda e: e.update(snippet="snippets/compat/no_such_file.py"), "0.snippet"),
+    (lambda e: e.update(snippet="snippets/tensors/move.py"), "0.snippet"),
+    (lambda e: e.update(colour="red"), "0.colour"),
+])
+def test_a_malformed_spelling_file_stops_the_build_naming_file_and_field(breakage, field, tmp_path):
+    import yaml
+
+    entries = [dict(SPELLINGS[0])]
+    breakage(entries[0])
+    (tmp_path / "older_spellings.yml").write_text(yaml.safe_dump(entries), encoding="utf-8")
+    (tmp_path / "older_spellings.schema.json").write_text(
+        (DATA / "older_spellings.schema.json").read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(PluginError, match=rf"older_spellings\.yml: field '{re.escape(field)}'"):
+        compat.load_spellings(tmp_path, REPO)
+
+
+def test_a_spelling_has_an_error_or_a_pattern_but_not_both(tmp_path):
+    import yaml
+
+    (tmp_path / "older_spellings.schema.json").write_text(
+        (DATA / "older_spellings.schema.json").read_text(encoding="utf-8"), encoding="utf-8")
+    for entry in ({"before": "2.6", "snippet": OLD_WAY["snippet"]}, OLD_WAY | {"match": "x"}):
+        (tmp_path / "older_spellings.yml").write_text(yaml.safe_dump([entry]), encoding="utf-8")
+        with pytest.raises(PluginError, match=r"older_spellings\.yml: field '0'"):
+            compat.load_spellings(tmp_path, REPO)
+
+
+def test_every_older_spelling_ran_on_the_oldest_release():
+    """Each spelling's snippet, as it is now, ran in the oldest full record (the release furthest from the pinned
+    one; `make test` runs it on the pinned release)."""
+    oldest_full = next(r for r in RECORDS if r["release"] == compat.ORDER[0])
+    entries = {e["id"]: e for e in oldest_full["blocks"]}
+    for block in SPELLING_BLOCKS:
+        assert block.id in entries, f"{compat.ORDER[0]}: no entry for {block.id}"
+        assert entries[block.id]["digest"] == block.digest, f"{block.id}: stale (its snippet changed since)"
+        assert compat.good(entries[block.id]), (block.id, entries[block.id])
+
+
+def test_every_older_spelling_is_shown_under_a_block_of_a_page():
+    """No entry of older_spellings.yml is stale: each one's error is the one some block failed with just before
+    the release the records place it on, and the note shows the spelling under that block."""
+    shown = set()
+    for page in pages("en"):
+        facts = compat.page_facts(RECORDS, page.name, SPELLINGS)
+        for f in [] if facts is None else [facts["common"], *(b["fact"] for b in facts["blocks"])]:
+            if f and f["spelling"]:
+                shown |= {i for i, s in enumerate(SPELLINGS) if s["snippet"] == f["spelling"]["snippet"]
+                          and s["before"] == f["spelling"]["before"] and compat.matches(s, f["error"])}
+    assert sorted(set(range(len(SPELLINGS))) - shown) == []
+
+
+def test_every_older_spelling_is_a_snippet_the_tests_run():
+    import test_snippets
+
+    assert {s["snippet"] for s in SPELLINGS} <= set(test_snippets.SNIPPET_FILES)
+    assert all(compat_run.job(b)["kind"] == "program" for b in SPELLING_BLOCKS)
+    assert [b.id for b in SPELLING_BLOCKS] == [f"spelling:{Path(f).stem}" for f in
+                                               dict.fromkeys(s["snippet"] for s in SPELLINGS)]
+
+
+def test_a_partial_run_keeps_a_full_record_full_with_or_without_the_spellings():
+    current = ["a.md:1", "a.md:2", "spelling:old_way"]
+    old = _record("2.4", ("a.md:1", "ran"), ("a.md:2", "ran")) | {"torch": "2.4.1"}
+    new = _spelling_record("2.4", "ran") | {"torch": "2.4.1"}
+    both = compat_run.merged(old, new, current)  # the spellings alone, added to a full record
+    assert both["scope"] == "all"
+    assert [e["id"] for e in both["blocks"]] == current
+    # some of the pages' blocks again, on a full record that has no spelling (the pinned release's)
+    again = compat_run.merged(old, _record("2.4", ("a.md:2", "ran"), scope="bisect") | {"torch": "2.4.1"}, current)
+    assert again["scope"] == "all"
+
+
+def test_the_built_note_shows_the_older_spelling_with_its_languages_comments(built_site):
+    """On a page whose note includes an older spelling: its code inside the folded note, highlighted and titled
+    like the page's own blocks, with the Chinese comments on the Chinese page."""
+    zh_words = compat_comments_zh()
+    checked = 0
+    for page in pages():
+        snippets = compat.shown_snippets(RECORDS, page.name, SPELLINGS)
+        if not snippets:
+            continue
+        stem = page.stem
+        html = (built_site / ("" if page.lang == LANGUAGES[0] else page.lang) /
+                ("" if stem == "index" else stem) / "index.html").read_text(encoding="utf-8")
+        note = html[html.index('class="compat-note"'):]
+        note = note[:note.index("</details>")]
+        for snippet in snippets:
+            assert f'<span class="filename">{snippet}</span>' in note, (page, snippet)
+            comment = next(line.split("# ", 1)[1] for line in (REPO / snippet).read_text().splitlines()
+                           if "# " in line)
+            want = comment if page.lang == "en" else zh_words[comment]
+            assert want in _html_text(note), (page, snippet, want)
+            checked += 1
+    assert checked
+
+
+def compat_comments_zh() -> dict:
+    import yaml
+
+    return yaml.safe_load((DOCS / "data" / "comments" / "zh" / "compat.yml").read_text(encoding="utf-8"))
+
+
+def _html_text(fragment: str) -> str:
+    import html as html_lib
+
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", fragment))

@@ -333,6 +333,19 @@ def test_each_languages_notebook_is_a_rendered_page_of_that_language(one_noteboo
         assert f'<a class="md-button notebook-kaggle" href="{kaggle}">' in page
 
 
+
+def test_every_notebook_exporter_keeps_the_compiled_templates():
+    """mkdocs-jupyter makes an nbconvert exporter per notebook; docs/hooks/notebook_pages.py has each one's Jinja
+    environment keep the templates compiled by the ones before (the site's build, test_site.py, checks what they
+    render)."""
+    from nbconvert.exporters.html import HTMLExporter
+
+    import notebook_pages
+
+    kept = notebook_pages.COMPILED_TEMPLATES
+    environments = [HTMLExporter(template_file="mkdocs_html/notebook.html.j2").environment for _ in range(2)]
+    assert [e.bytecode_cache for e in environments] == [kept, kept]
+
 # ------------------------------------------------------------------ what only a notebook runs, run with nbclient
 #
 # A notebook's code cells are its page's blocks in its language (test_notebook_holds_the_pages_code_prose_and_outputs),

@@ -18,9 +18,10 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 from pymdownx.snippets import SnippetMissingError
 
+import compat  # docs/hooks/compat.py
 import search_index  # docs/hooks/search_index.py
 from codeblocks_plugin import page_blocks
-from site_build import copy_of_repo, mkdocs_build, offline_prefix
+from site_build import copy_of_repo, mkdocs_build, notebooks_rendered, offline_prefix
 from site_pages import DOCS, INCLUDE, LANGUAGES, REPO, SNIPPETS, expand_includes, pages, settings
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
@@ -78,6 +79,9 @@ def test_every_snippet_is_shown_on_a_page():
         for block in page_blocks(page.path)
         for inc in block.includes
     }
+    # the older spellings, shown by a page's compatibility note (docs/hooks/compat.py)
+    records, spellings = compat.load(DOCS / "data", REPO), compat.load_spellings(DOCS / "data", REPO)
+    included |= {f for page in pages() for f in compat.shown_snippets(records, page.name, spellings)}
     snippets = {p.relative_to(REPO).as_posix() for p in SNIPPETS.rglob("*.py")}
     assert snippets - included == set()
 
@@ -284,11 +288,13 @@ def test_sitemap_and_language_links_are_addresses_under_site_url(built_site):
 
 
 @pytest.fixture(scope="module")
-def deployed_build_of_a_broken_copy(tmp_path_factory):
+def deployed_build_of_a_broken_copy(tmp_path_factory, built_site):
     """One build for two tests (a build takes minutes): the site as the deploy workflow builds it, for a GitHub
     project page (an address with a path), of a copy whose coverage data links a heading that does not exist.
     MkDocs' strict mode stops the build only once every page of every language is written, so the deployed pages
-    are all there to check; the tests make sure that link is the build's only complaint.
+    are all there to check; the tests make sure that link is the build's only complaint. Started once built_site is
+    done, it takes that build's rendered notebooks (the same files, rendered the same; the hooks that link them
+    under the address run again).
     (build, site folder, its site_url)"""
     env = deploy_build_env()
     folder = tmp_path_factory.mktemp("deployed")
@@ -301,7 +307,7 @@ def deployed_build_of_a_broken_copy(tmp_path_factory):
         for name, value in env.items():
             monkeypatch.setenv(name, value)
         site_url = site_url_of_config()
-        build = mkdocs_build(folder / "site", cwd=copy)
+        build = mkdocs_build(folder / "site", cwd=copy, env=notebooks_rendered())
     assert site_url == "https://example.github.io/pytorch-on-cpu-and-gpu/", f"site_url {site_url!r}, env {env}"
     return build, folder / "site", site_url
 
@@ -325,6 +331,8 @@ def test_the_deployed_build_links_under_its_address_and_edits_the_page_source(de
     build, site, site_url = deployed_build_of_a_broken_copy
     complaints = _complaints(build.stderr)  # the broken link's, in each language, and nothing else
     assert complaints and all("no-such-heading" in line for line in complaints), build.stderr[-4000:]
+    # every notebook of both languages came from built_site's rendering (mkdocs-jupyter logs each one it renders)
+    assert "Converting notebook" not in build.stderr, "notebooks rendered again: docs/hooks/notebook_pages.py's cache"
     assert sitemap_problems(site, site_url) == []
     assert language_link_problems(site, site_url) == []
 

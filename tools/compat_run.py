@@ -21,6 +21,10 @@ the midpoint of that range, together with every other such block whose range hol
 costs minutes, a block seconds), until every range is adjacent. --fresh ignores the records: every block runs on
 both ends first, as a first bisection does. Where a block ran but printed another output than the page's, the page
 says since when it prints it "of the releases tried"; bisection does not place that release.
+
+A run also runs the older spellings (docs/data/older_spellings.yml: how to write, before a release, what a block
+uses), each snippet file as a program, recorded as the entry spelling:<its name>; `--blocks spelling:<name>,...`
+runs those alone, and the entries join the release's record (merged()).
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from bench import git_commit  # noqa: E402  (snippets/mnist: the records' proven
 
 import compat  # noqa: E402  (docs/hooks)
 from codeblocks_plugin import page_blocks  # noqa: E402  (tests/: the pages' blocks, raw and expanded)
-from compat import ORDER, RELEASES, oldest, release_key  # noqa: E402
+from compat import ORDER, RELEASES, SPELLING, load_spellings, oldest, release_key  # noqa: E402  (docs/hooks)
 from site_pages import BLOCK_MARKS, INCLUDE, RUN_SYNTAXES, SNIPPETS, code_comments, pages  # noqa: E402
 
 CACHE = REPO / ".compat"  # the venvs, one at a time (git-ignored)
@@ -111,6 +115,27 @@ def blocks(lang: str = "en") -> list[Block]:
             found.append(Block(page.name, i, e.syntax, e.code, tuple(m.split(".")[-1].split("(")[0].strip()
                                                                      for m in e.marks), e.expected_output, label))
     return found
+
+
+@dataclass(frozen=True)
+class Spelling(Block):
+    """An older spelling (docs/data/older_spellings.yml): its snippet file, run as a program, as a page's block that
+    shows a whole file is; its record's id is spelling:<the file's name>."""
+
+    @property
+    def id(self) -> str:
+        return f"{SPELLING}{Path(self.label).stem}"
+
+
+def spellings() -> list[Block]:
+    """Every older spelling's snippet file, once each, in the data file's order."""
+    files = dict.fromkeys(e["snippet"] for e in load_spellings(REPO / "docs" / "data", REPO))
+    return [Spelling("spelling", 0, "python", (REPO / f).read_text(encoding="utf-8"), (), None, f) for f in files]
+
+
+def runnable() -> list[Block]:
+    """What a run runs: the English pages' blocks, then the older spellings."""
+    return blocks() + spellings()
 
 
 def torch_names(code: str) -> list[str]:
@@ -243,13 +268,14 @@ def record(release: str, header: dict, entries: list[dict], scope: str, seconds:
 
 def merged(old: dict | None, new: dict, current: list[str]) -> dict:
     """new, keeping old's entries of the same torch for the current blocks new did not run (a run of some blocks
-    updates its release's record); "all" where the entries then cover every current block."""
+    updates its release's record); "all" where the entries then cover every current block of the pages."""
     if old is None or old["torch"] != new["torch"]:
         return new
     ran = {e["id"] for e in new["blocks"]}
     entries = [e for e in old["blocks"] if e["id"] not in ran and e["id"] in current] + new["blocks"]
     entries.sort(key=lambda e: current.index(e["id"]) if e["id"] in current else len(current))
-    scope = "all" if set(current) <= {e["id"] for e in entries} else new["scope"]
+    pages_blocks = {i for i in current if not i.startswith(SPELLING)}  # the older spellings aside
+    scope = "all" if pages_blocks <= {e["id"] for e in entries} else new["scope"]
     return new | {"scope": scope, "blocks": entries}
 
 
@@ -276,7 +302,7 @@ def one_release(release: str, chosen: list[Block], scope: str, python: str, pyth
         shutil.rmtree(venv)
     path = RECORDS / f"{release}.json"
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    rec = merged(old, record(release, header, entries, scope, seconds, disk), [b.id for b in blocks()])
+    rec = merged(old, record(release, header, entries, scope, seconds, disk), [b.id for b in runnable()])
     RECORDS.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     failed = sum(e["outcome"] == "failed" for e in entries)
@@ -375,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
                         "between the first and the last release given")
     parser.add_argument("--fresh", action="store_true", help="with --bisect: run every block on both ends first "
                         "instead of starting from the committed records")
-    parser.add_argument("--blocks", help="comma-separated block ids (devices.md:7) to run instead of all")
+    parser.add_argument("--blocks", help="comma-separated block ids (devices.md:7, spelling:version_xpu) to run "
+                        "instead of all")
     parser.add_argument("--python", default=sys.executable, help="the interpreter that makes the venvs")
     parser.add_argument("--python-for", action="append", default=[], metavar="RELEASE=PATH",
                         help="use this interpreter (which has the release installed) instead of installing it")
@@ -386,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         if bad := [r for r in releases if r not in RELEASES]:
             raise Stop(f"unknown release {bad[0]}: expected one of {', '.join(ORDER)}")
         python_for = parse_python_for(args.python_for)
-        all_blocks = blocks()
+        all_blocks = runnable()
         if args.blocks:
             wanted = args.blocks.split(",")
             if unknown := [w for w in wanted if w not in {b.id for b in all_blocks}]:
