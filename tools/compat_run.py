@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
                         "between the first and the last release given")
     parser.add_argument("--fresh", action="store_true", help="with --bisect: run every block on both ends first "
                         "instead of starting from the committed records")
-    parser.add_argument("--blocks", help="comma-separated block ids (devices.md:7, spelling:version_xpu) to run "
+    parser.add_argument("--blocks", help="comma-separated block ids (devices.md:7, spelling:tf32_flags) to run "
                         "instead of all")
     parser.add_argument("--python", default=sys.executable, help="the interpreter that makes the venvs")
     parser.add_argument("--python-for", action="append", default=[], metavar="RELEASE=PATH",
