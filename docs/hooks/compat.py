@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from site_pages import LANGUAGES, fences, load_data, load_text, templates
+from site_pages import LANGUAGES, data_file_name, fences, load_data, load_text, templates
 
 # every minor release the compatibility run knows, oldest first: the pins it installs (torch, torchvision)
 RELEASES = {
@@ -169,9 +169,9 @@ def page_facts(records: list[dict], page: str, spellings: list[dict] = ()) -> di
     shown = set()
     for f in [common, *(b["fact"] for b in others)]:  # in the note's order: a spelling shown once, then referred to
         if f is not None and (spelling := f["spelling"]) is not None:
-            key = (spelling["snippet"], spelling["before"])
-            f["spelling"] = spelling | {"again": key in shown}
-            shown.add(key)
+            which = (spelling["snippet"], spelling["before"])
+            f["spelling"] = spelling | {"again": which in shown}
+            shown.add(which)
     return {"common": common, "blocks": others, "newest": newest, "cuda": cuda, "full": full, "partial": partial}
 
 
@@ -203,8 +203,7 @@ def load_spellings(data: Path, repo: Path) -> list[dict]:
     snippet file that is not there, stops the build naming the file and the field."""
     path = data / "older_spellings.yml"
     found = load_data(path, data / "older_spellings.schema.json", repo)
-    name = path.resolve().relative_to(repo.resolve()).as_posix() if path.resolve().is_relative_to(repo.resolve()) \
-        else path.name
+    name = data_file_name(path, repo)
     for i, e in enumerate(found):
         if e["before"] not in RELEASES:
             raise PluginError(f"{name}: field '{i}.before': {e['before']!r} is not a release of {', '.join(ORDER)}")

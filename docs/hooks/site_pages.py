@@ -259,10 +259,15 @@ def parse_yaml(text: str, name: str):
         raise PluginError(f"{name}: not valid YAML ({' '.join(str(error).split())})") from None
 
 
+def data_file_name(path: Path, repo: Path = REPO) -> str:
+    """How a build error names a data file: its path in the project, or its name where it lies elsewhere."""
+    return path.resolve().relative_to(repo.resolve()).as_posix() if path.resolve().is_relative_to(repo.resolve()) \
+        else path.name
+
+
 def load_data(path: Path, schema: Path, repo: Path = REPO):
     """A YAML or JSON data file checked against its JSON Schema; one PluginError line names file and field."""
-    name = path.resolve().relative_to(repo.resolve()).as_posix() if path.resolve().is_relative_to(repo.resolve()) \
-        else path.name
+    name = data_file_name(path, repo)
     try:
         text = path.read_text(encoding="utf-8")
         data = json.loads(text) if path.suffix == ".json" else parse_yaml(text, name)
