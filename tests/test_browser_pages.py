@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 import notebooks
 import search_index
-from browser import DESKTOP, PALETTE_TOGGLE, Recorder, describe_violations, start_axe
+from browser import CHECKED_BY, DESKTOP, PALETTE_TOGGLE, Recorder, describe_violations, start_axe
 from site_pages import LANGUAGES, REPO, Page, expand_includes, fences, pages
 
 pytest_plugins = ["browser"]
@@ -389,24 +389,61 @@ def test_other_built_page_has_no_serious_accessibility_violations(findings, rel)
 # text (outputs) in the dark one
 FAINT_CODE = """.highlight .kn, .highlight-ipynb .kn { color: #bdbdbd !important }
 [data-md-color-scheme=slate] .highlight code { color: #4a4a4a !important }"""
+# the font sizes of a page's import keywords: each size is a pairing of its own (a block in an admonition is smaller)
+KEYWORD_SIZES_JS = "q => new Set([...document.querySelectorAll(q)].map(e => getComputedStyle(e).fontSize)).size"
+
+
+def _axe_with_style(new_context, origin, path: str, css: str) -> tuple[object, dict]:
+    """axe's findings in both schemes on a page with extra CSS, as {scheme: {rule: [(target, html) of each node]}},
+    the target being the last of the node's selectors, without the marks of checked elements that axe may add."""
+    page = new_context().new_page()
+    page.goto(f"{origin}/{path}", wait_until="load")
+    page.add_style_tag(content=css)
+    start_axe(page)
+    found = page.evaluate("() => window.axeFound")
+    marks = [f'[{mark}=""]' for mark in CHECKED_BY.values()]
+    unmarked = lambda target: functools.reduce(lambda t, m: t.replace(m, ""), marks, target)  # noqa: E731
+    return page, {scheme: {v["id"]: [(unmarked(n["target"][-1]), n["html"]) for n in v["nodes"]]
+                           for v in found[scheme]} for scheme in ("light", "dark")}
 
 
 @pytest.mark.parametrize(("path", "code"), [("tensors/", "div.highlight code"),
                                             ("notebooks/tensors/", "div.highlight-ipynb pre")])
 def test_the_colour_rules_see_faint_code(new_context, origin, path, code):
-    """The colour rules check each token class once per page (an import keyword of the tensors page or of its
-    notebook page, not its repeats) and, on a page, the code blocks' own text in full, in both schemes."""
-    page = new_context().new_page()
-    page.goto(f"{origin}/{path}", wait_until="load")
-    page.add_style_tag(content=FAINT_CODE)
-    start_axe(page)
-    found = page.evaluate("() => window.axeFound")
-    failing = {scheme: [node["target"][-1] for v in found[scheme] if v["id"] == "color-contrast" for node in v["nodes"]]
-               for scheme in ("light", "dark")}
-    keywords = [t for t in failing["light"] if t.endswith(".kn") or "> .kn" in t]  # one reported of several
-    assert len(keywords) == 1 < page.locator(f"{code} .kn").count(), failing["light"]
+    """The colour rules check each colour pairing once per page (an import keyword of the tensors page or of its
+    notebook page once per font size, not its repeats) and, on a page, the code blocks' own text, in both schemes."""
+    page, failing = _axe_with_style(new_context, origin, path, FAINT_CODE)
+    light = [target for target, _ in failing["light"].get("color-contrast", [])]
+    keywords = [t for t in light if t.endswith(".kn") or "> .kn" in t]
+    sizes = page.evaluate(KEYWORD_SIZES_JS, f"{code} .kn")
+    assert 1 <= len(keywords) == sizes < page.locator(f"{code} .kn").count(), light
     if code == "div.highlight code":
-        assert any(t.endswith("> code") for t in failing["dark"]), failing["dark"]
+        assert any(t.endswith("> code") for t, _ in failing["dark"].get("color-contrast", [])), failing["dark"]
+
+
+# what a pairing holds besides the text's colour, each shown by one element that differs from its page's many alike
+# only there: the CSS, the rule it then fails, how that element's HTML starts
+AROUND_THE_TEXT = {
+    # one paragraph of the prose on a dark background: its text keeps the colour that passes in the others
+    "background": ("article > p:nth-of-type(3) { background-color: #6a6a6a !important }", "color-contrast", "<p"),
+    # the prose's links without their underline (docs/stylesheets/extra.css), so told apart by colour alone (3:1
+    # to the text around them, link-in-text-block), and the text around one link (to the Reproducibility page's
+    # seeds, the page's fourth link in running text) in nearly the links' colour: the other links keep passing
+    "text around a link": ('.md-typeset a { text-decoration: none !important }\n'
+                           '.md-typeset :has(> a[href$="reproducibility/#seeds"]) { color: #b5401f !important }',
+                           "link-in-text-block", "<a "),
+}
+
+
+@pytest.mark.parametrize("around", AROUND_THE_TEXT)
+def test_the_colour_rules_see_text_that_differs_only_in_what_is_around_it(new_context, origin, around):
+    """Each colour pairing is checked once per page, so the pairing must hold what is around the text: one
+    paragraph on a darker background, one link amid text of nearly its colour, each fails alone on the tensors
+    page (light scheme) among many alike that pass."""
+    css, rule, html_start = AROUND_THE_TEXT[around]
+    _, failing = _axe_with_style(new_context, origin, "tensors/", css)
+    reported = [target for target, html in failing["light"].get(rule, []) if html.startswith(html_start)]
+    assert len(reported) == 1, failing["light"]
 
 
 def _axe_problems(found: dict) -> list[str]:
