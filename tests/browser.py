@@ -165,9 +165,10 @@ async ([toggle, CHECKED_BY]) => {
     return [s.color, s.fontSize, s.fontWeight, s.textShadow, s.webkitTextStrokeWidth, s.webkitTextStrokeColor,
             g.under, g.opacity].join("|");
   };
+  const BLOCKS = ["block", "list-item", "table", "flex", "grid", "inline-block"];  // axe's, with table-*
   const block = e => {  // the block a link sits in, as link-in-text-block looks for it
     let b = e.parentElement;
-    while (b && b.parentElement && style(b).display.startsWith("inline")) b = b.parentElement;
+    while (b && !BLOCKS.includes(style(b).display) && !style(b).display.startsWith("table-")) b = b.parentElement;
     return b;
   };
   const linkPairing = e => {  // and what link-in-text-block compares between the link and its block
