@@ -125,7 +125,7 @@ CHECKED_BY = {"color-contrast": "data-colour-checked", "link-in-text-block": "da
 # opaque one, the opacity it is drawn with); link-in-text-block adds the link's decoration and the text of the block
 # around it. So in each scheme the first shown element of each pairing is marked, and the rules check only what is
 # marked: a page's thousands of code tokens and table cells share a few dozen pairings (the colour checks were 60-80 %
-# of a page's axe time; six pages' axe 29 s -> 18 s). Marked every time, as the pairing cannot describe them: text
+# of a page's axe time; six pages' axe 40 s -> 24 s). Marked every time, as the pairing cannot describe them: text
 # over an image or gradient, under a filter or blend, in a box placed over others (absolute, fixed), beside a
 # ::before/::after with a background, or not shown (axe decides). The marks reach axe through the rules' selectors:
 # axe matches each element against every `exclude`d one, and a selector that only leaves repeats out has axe try
