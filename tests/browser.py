@@ -166,9 +166,10 @@ async ([toggle, CHECKED_BY]) => {
             g.under, g.opacity].join("|");
   };
   const BLOCKS = ["block", "list-item", "table", "flex", "grid", "inline-block"];  // axe's, with table-*
+  const isBlock = e => BLOCKS.includes(style(e).display) || style(e).display.startsWith("table-");
   const block = e => {  // the block a link sits in, as link-in-text-block looks for it
     let b = e.parentElement;
-    while (b && !BLOCKS.includes(style(b).display) && !style(b).display.startsWith("table-")) b = b.parentElement;
+    while (b && !isBlock(b)) b = b.parentElement;
     return b;
   };
   const linkPairing = e => {  // and what link-in-text-block compares between the link and its block
