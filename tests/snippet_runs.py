@@ -30,8 +30,9 @@ ARGS = {
 }
 # it sets CUDA variables before `import torch`: a process that has imported torch already would not show that
 OWN_INTERPRETER = {"snippets/multi_gpu/misspellings.py"}
-# called with (snippet, Run) when a program's run ends, in the process that asked for it (tests/gpu_job_plugin.py
-# records each one's output for the GPU job)
+# called with (snippet, Run) when a program's run with its usual arguments (ARGS' or none) ends, in the process
+# that asked for it (tests/gpu_job_plugin.py records each one's output for the GPU job, under the snippet's name:
+# a run with other arguments, such as a test's bad input, would overwrite it)
 run_listeners: list = []
 
 
@@ -102,7 +103,7 @@ def run_snippet(snippet: str, *args: str) -> Future:
     """The run of snippet (a path relative to the repository) with args (ARGS' by default), started on first
     request and shared."""
     future = _pool().submit(_once, snippet, list(args) or ARGS.get(snippet, []))
-    for listener in run_listeners:
+    for listener in [] if args else run_listeners:
         future.add_done_callback(
             lambda done, tell=listener: done.cancelled() or done.exception() or tell(snippet, done.result()))
     return future
