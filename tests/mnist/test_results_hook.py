@@ -574,6 +574,11 @@ def test_a_contended_record_never_reaches_the_page_unflagged():
         assert WORDS[lang]["contended_note"].format(limit=1.5, quiet=0.38) in text
         assert WORDS[lang]["summary_contended"] in text
         assert "‡" in _found([quiet, busy], lang)
+    # the finding that compares the devices marks the busy record's time where it quotes it
+    against = [busy, _gpu(median_seconds_per_epoch=0.8), _gpu(batch_size=1024, median_seconds_per_epoch=0.05),
+               _v2(batch_size=1024, median_seconds_per_epoch=0.2)]
+    assert "against 0.31 s ‡ on 2 cores" in " ".join(_found(against).split())
+    assert "只要 0.31 秒 ‡，" in " ".join(_found(against, "zh").split())
     calm = _page([quiet, _v2()])
     assert "‡" not in calm and "busy" not in calm
     # a floor only on a slower rung: the table's cells have none, so the note that explains them is left out
