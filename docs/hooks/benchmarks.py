@@ -405,6 +405,8 @@ def facts(records: list[dict]) -> dict:
         "missing": missing(devices),
         "manual": manual_gains(devices),
         "contended": [r for r in rows if r["contended"]],
+        "unchecked": [r for r in rows if "gauge" not in r],  # made before bench.py read the gauge (schema version 1)
+        "shown": len(rows),
         "floors": [r for r in rows if r["above_floor"] is not None],
         # a cell of the summary table shows its distance from the floor
         "summary_floors": any(

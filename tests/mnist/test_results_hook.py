@@ -581,6 +581,15 @@ def test_a_contended_record_never_reaches_the_page_unflagged():
     assert "只要 0.31 秒 ‡，" in " ".join(_found(against, "zh").split())
     calm = _page([quiet, _v2()])
     assert "‡" not in calm and "busy" not in calm
+    # a record made before the gauge is said to be unchecked, in a sentence of its own
+    before = {"en": "1 of the records shown was made before `bench.py` timed a CPU gauge",
+              "zh": "图表中有 1 条记录测于 `bench.py` 开始在每次运行前后读取负载标尺之前"}
+    for lang, sentence in before.items():
+        assert sentence in " ".join(_found([quiet, _record(batch_size=256)], lang).split())
+        assert sentence not in " ".join(_found([quiet, _v2(batch_size=256)], lang).split())
+    every = {"en": "All 2 records shown were made before", "zh": "图表中的 2 条记录全部测于"}
+    for lang, sentence in every.items():
+        assert sentence in " ".join(_found([_record(), _record(batch_size=256)], lang).split())
     # a floor only on a slower rung: the table's cells have none, so the note that explains them is left out
     slow = _page([_record(), _v2(pipeline="dataloader", median_seconds_per_epoch=3.6)])
     assert "144×" in slow and WORDS["en"]["summary_floor_note"] not in slow
