@@ -121,6 +121,13 @@ def pytest_unconfigure(config):
             process.kill()
 
 
+def what_ran(run: tuple[str, tuple] | None) -> dict:
+    """A page block's one run (codeblocks_plugin._passed_runs: what it printed, the warnings it raised) as JSON
+    fields; None for a block that did not run to its end."""
+    printed, warned = run or (None, ())
+    return {"printed": printed, "warnings": [str(w) for w in warned]}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
@@ -130,7 +137,7 @@ def pytest_runtest_makereport(item, call):
             "test": item.nodeid,
             "marks": [m.name for m in item.iter_markers() if m.name in BLOCK_MARKS],
             "outcome": report.outcome,
-            "printed": _passed_runs.get(behaviour_key(item.obj.syntax, item.obj.code)),
+            **what_ran(_passed_runs.get(behaviour_key(item.obj.syntax, item.obj.code))),
             "shown": item.obj.expected_output,
             "message": None if report.passed else str(report.longrepr)[-3000:],
         }

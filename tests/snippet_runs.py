@@ -62,7 +62,8 @@ def _in_forked_process(program: str, args: list[str], code: str | None = None) -
                 else:
                     exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
         except SystemExit as exit_:
-            status = exit_.code if isinstance(exit_.code, int) else (exit_.code is not None)
+            # as the interpreter exits: a number as it is, None as 0, anything else (a message) as 1
+            status = int(exit_.code) if isinstance(exit_.code, int) else int(exit_.code is not None)
             if isinstance(exit_.code, str):
                 print(exit_.code, file=sys.stderr)
         except BaseException:

@@ -20,6 +20,7 @@ import yaml
 
 import gpu_job_plugin
 import verification_record
+from block_warnings import Warned
 from codeblocks_plugin import page_blocks
 from site_pages import DOCS, REPO
 from snippet_runs import Run
@@ -129,6 +130,15 @@ def test_the_check_names_an_output_that_is_not_what_the_run_printed(tmp_path):
     (folder / "snippet-outputs" / "snippets_devices_gpu_details.py.out").write_text("other\n", encoding="utf-8")
     assert gpu_job.check_folder(folder) == [
         "gpu-outputs/2026-12-01_cuda_nvidia-h200.json: snippets/devices/gpu_details.py is not what the run printed"]
+
+
+def test_a_page_blocks_run_with_its_warnings_is_written_as_json():
+    # block-outputs/<worker>.jsonl: a block's run holds the warnings it raised (block_warnings.Warned), which json
+    # cannot write as they are; one such block (legacy.md's) stopped the job's tests stage with an internal error
+    warned = Warned("FutureWarning", "old spelling", str(REPO / "snippets/x.py"), 3)
+    line = json.dumps(gpu_job_plugin.what_ran(("1\n", (warned,))))
+    assert json.loads(line) == {"printed": "1\n", "warnings": ["FutureWarning: old spelling (snippets/x.py:3)"]}
+    assert gpu_job_plugin.what_ran(None) == {"printed": None, "warnings": []}
 
 
 def test_a_snippet_that_failed_or_printed_nothing_is_left_out_of_the_gpu_outputs(tmp_path):
