@@ -166,7 +166,10 @@ async ([toggle, CHECKED_BY]) => {
             g.under, g.opacity].join("|");
   };
   const BLOCKS = ["block", "list-item", "table", "flex", "grid", "inline-block"];  // axe's, with table-*
-  const isBlock = e => BLOCKS.includes(style(e).display) || style(e).display.startsWith("table-");
+  const isBlock = e => {
+    const display = style(e).display;
+    return BLOCKS.includes(display) || display.startsWith("table-");
+  };
   const block = e => {  // the block a link sits in, as link-in-text-block looks for it
     let b = e.parentElement;
     while (b && !isBlock(b)) b = b.parentElement;
