@@ -165,6 +165,18 @@ def missing(devices: dict[tuple, list[dict]]) -> list[dict]:
     return out
 
 
+def untried(devices: dict[tuple, list[dict]]) -> list[dict]:
+    """Per GPU with records, the rungs it has no record of at any batch size: {"record", "pipelines"}; what the
+    comparison of CPU and GPU leaves out."""
+    out = []
+    for d in missing(devices):
+        if d["record"]["device_kind"] != "cpu":
+            pipelines = [p for p, batches in d["absent"] if len(batches) == len(BATCH_SIZES)]
+            if pipelines:
+                out.append({"record": d["record"], "pipelines": pipelines})
+    return out
+
+
 def manual_gains(devices: dict[tuple, list[dict]]) -> list[dict]:
     """Per device and batch size where both ran, how many times faster the hand-written step (resident-manual) is
     than the eager resident one: {"manual", "resident", "ratio"}, smallest batch first."""
@@ -403,9 +415,11 @@ def facts(records: list[dict]) -> dict:
         "loader_steps": loader_steps(devices),
         "probes": loader_probes(devices),
         "missing": missing(devices),
+        "untried": untried(devices),
         "manual": manual_gains(devices),
         "contended": [r for r in rows if r["contended"]],
         "unchecked": [r for r in rows if "gauge" not in r],  # made before bench.py read the gauge (schema version 1)
+        "unchecked_devices": list(dict.fromkeys(r["device_name"] for r in rows if "gauge" not in r)),
         "shown": len(rows),
         "floors": [r for r in rows if r["above_floor"] is not None],
         # a cell of the summary table shows its distance from the floor

@@ -220,6 +220,14 @@ def test_what_we_found_follows_the_records():
     slower = [_gpu(pipeline="resident", median_seconds_per_epoch=0.8),
               _gpu(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.5)]
     assert "**The CPU was faster at every batch size measured**" in _found(cpu + slower)
+    # the comparison names the rungs the GPU has not run at any batch size (resident ran at 64 and 1024)
+    assert ("slower at batch 1024. Not run on the Some GPU yet: `dataloader`, `dataloader-tuned`, `resident-manual` "
+            "and `resident-graph`.") in " ".join(_found(cpu + slower).split())
+    assert ("Some GPU 上还没有运行过 `dataloader`、`dataloader-tuned`、`resident-manual` 和 `resident-graph`。"
+            in " ".join(_found(cpu + slower, "zh").split()))
+    every = [_gpu(pipeline=p, batch_size=b, median_seconds_per_epoch=0.8)
+             for p in benchmarks.LADDER for b in (64, 1024)]
+    assert "Not run on" not in _found(cpu + every) and "还没有运行过" not in _found(cpu + every, "zh")
     # a step whose cost grows with the batch is not said to stay the same
     grows = [_gpu(pipeline="resident", median_seconds_per_epoch=0.8),
              _gpu(pipeline="resident", batch_size=1024, median_seconds_per_epoch=0.5)]
@@ -422,6 +430,12 @@ def test_the_chart_marks_the_crossover(lang):
     assert " ".join(benchmarks.crossover_words(batch, WORDS[lang]).split()) in svg  # in the aria-label too
     no_crossover = benchmarks.latest([_record(), _gpu(median_seconds_per_epoch=9.0)])[0]
     assert "crossover" not in benchmarks.chart_svg(no_crossover, WORDS[lang])
+    # the caption explains the dotted line only where the chart draws one
+    crossing = [_record(), _record(batch_size=1024, median_seconds_per_epoch=0.1), _gpu(median_seconds_per_epoch=0.8),
+                _gpu(batch_size=1024, median_seconds_per_epoch=0.05)]
+    assert WORDS[lang]["caption_crossover"] in benchmarks.render(crossing, WORDS[lang], lang, "summary")
+    slower = [_record(), _gpu(median_seconds_per_epoch=9.0)]
+    assert WORDS[lang]["caption_crossover"] not in benchmarks.render(slower, WORDS[lang], lang, "summary")
 
 
 def test_the_y_axis_reads_in_plain_seconds():
@@ -581,9 +595,9 @@ def test_a_contended_record_never_reaches_the_page_unflagged():
     assert "只要 0.31 秒 ‡，" in " ".join(_found(against, "zh").split())
     calm = _page([quiet, _v2()])
     assert "‡" not in calm and "busy" not in calm
-    # a record made before the gauge is said to be unchecked, in a sentence of its own
-    before = {"en": "1 of the records shown was made before `bench.py` timed a CPU gauge",
-              "zh": "图表中有 1 条记录测于 `bench.py` 开始在每次运行前后读取负载标尺之前"}
+    # a record made before the gauge is said to be unchecked, with its device, in a sentence of its own
+    before = {"en": "1 of the records shown (Some CPU) was made before `bench.py` timed a CPU gauge",
+              "zh": "图表中有 1 条记录（Some CPU）测于 `bench.py` 开始在每次运行前后读取负载标尺之前"}
     for lang, sentence in before.items():
         assert sentence in " ".join(_found([quiet, _record(batch_size=256)], lang).split())
         assert sentence not in " ".join(_found([quiet, _v2(batch_size=256)], lang).split())
