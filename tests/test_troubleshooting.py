@@ -205,9 +205,10 @@ def test_without_the_main_guard_each_spawned_worker_stops_with_the_bootstrapping
     assert returncode != 0 and out == ""
     assert f"RuntimeError: {BOOTSTRAPPING}" in _flat(err)
     assert "if __name__ == '__main__':" in err  # Python's advice, under the message
-    # The main process's last line. multiprocessing's resource tracker, a process of its own, may write after it:
-    # on a busy machine the DataLoader terminates a worker still alive 5 s after it gave up, and a worker killed
-    # after making its queues leaves semaphores that the tracker reports as leaked when it exits (seen in CI).
+    # The main process's last line. multiprocessing's resource tracker, a process of its own, may write after it
+    # (seen in CI): on a busy machine a worker can still be starting up when the main process exits and kills its
+    # daemonic workers, and one killed after making its queues leaves semaphores that the tracker reports as
+    # leaked (the next test makes that happen).
     last = [line for line in err.strip().splitlines() if "resource_tracker" not in line][-1]
     assert re.fullmatch(r"RuntimeError: DataLoader worker \(pid\(s\) [\d, ]+\) exited unexpectedly", last), last
     for lang, page in _pages().items():
@@ -215,6 +216,56 @@ def test_without_the_main_guard_each_spawned_worker_stops_with_the_bootstrapping
         assert f"`RuntimeError: {BOOTSTRAPPING}`" in section, lang
         assert "`RuntimeError: DataLoader worker (pid(s) …) exited unexpectedly`" in section, lang
         assert f"[`{BOOTSTRAPPING[:-1]}`](#bootstrapping-phase)" in page, lang  # the table at the top
+
+
+# Test scaffolding, not the reader's code: of the two spawned workers, the second to reach Process.start (its
+# DataLoader has made its queues by then) stalls there, as a worker slowed by a busy machine does; the first waits
+# for it, then goes on to fail.
+STALL_THE_SECOND_WORKER = """
+import os, sys, time
+if "--multiprocessing-fork" in sys.argv:
+    import multiprocessing.process
+    start = multiprocessing.process.BaseProcess.start
+
+    def stalled_start(self):
+        try:
+            os.close(os.open("first-worker", os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            os.close(os.open("second-worker", os.O_CREAT))
+            time.sleep(60)  # until the main process, exiting, kills it (DataLoader workers are daemons)
+        else:
+            deadline = time.monotonic() + 120
+            while not os.path.exists("second-worker") and time.monotonic() < deadline:
+                time.sleep(0.05)
+        return start(self)
+
+    multiprocessing.process.BaseProcess.start = stalled_start
+"""
+
+
+def test_without_the_guard_a_worker_killed_while_starting_leaves_the_leaked_semaphore_warning(tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+
+    script = (REPO / "snippets/troubleshooting/spawn_loader.py").read_text(encoding="utf-8")
+    unguarded = script.replace('if __name__ == "__main__":\n    main()\n', "main()\n")
+    (tmp_path / "no_guard.py").write_text(unguarded, encoding="utf-8")
+    (tmp_path / "stall").mkdir()
+    (tmp_path / "stall" / "sitecustomize.py").write_text(STALL_THE_SECOND_WORKER, encoding="utf-8")
+    done = subprocess.run([sys.executable, "no_guard.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path / "stall")})
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode != 0 and lines[-1].strip().startswith("warnings.warn('resource_tracker:"), lines[-3:]
+    warning = re.search(r"UserWarning: (resource_tracker: There appear to be \d+ leaked semaphore objects to clean up "
+                        r"at shutdown)$", lines[-2])
+    assert warning, lines[-2]
+    assert re.fullmatch(r"RuntimeError: DataLoader worker \(pid\(s\) \d+\) exited unexpectedly", lines[-3])
+    quoted = re.sub(r"\d+", "N", warning[0])
+    for lang, page in _pages().items():
+        section = " ".join(page.split("{ #bootstrapping-phase }")[1].split("\n## ")[0].split())
+        assert f"`{quoted}`" in section, lang
 
 
 def test_a_spawned_worker_cannot_import_a_class_defined_where_there_is_no_file(tmp_path):
