@@ -180,42 +180,21 @@ def test_spawn_is_the_default_start_method_on_windows_and_macos():
     assert "multiprocessing_context" in inspect.signature(torch.utils.data.DataLoader).parameters
 
 
-def _run_python(*args: str, cwd: Path) -> tuple[int, str, str]:
+def _run_python(*args: str, cwd: Path, path: Path | None = None) -> tuple[int, str, str]:
+    """python args in cwd; path, if given, goes first on PYTHONPATH."""
+    import os
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    env = os.environ.copy()
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
     return done.returncode, done.stdout, done.stderr
 
 
 def _flat(text: str) -> str:
     return " ".join(text.split())
-
-
-def test_without_the_main_guard_each_spawned_worker_stops_with_the_bootstrapping_error(tmp_path):
-    # spawn_loader.py with its guard removed, as readers write it: the workers' error, then the main process's
-    import re
-
-    script = (REPO / "snippets/troubleshooting/spawn_loader.py").read_text(encoding="utf-8")
-    guard = 'if __name__ == "__main__":\n    main()\n'
-    assert script.endswith(guard)
-    unguarded = tmp_path / "no_guard.py"
-    unguarded.write_text(script.replace(guard, "main()\n"), encoding="utf-8")
-    returncode, out, err = _run_python(str(unguarded), cwd=tmp_path)
-    assert returncode != 0 and out == ""
-    assert f"RuntimeError: {BOOTSTRAPPING}" in _flat(err)
-    assert "if __name__ == '__main__':" in err  # Python's advice, under the message
-    # The main process's last line. multiprocessing's resource tracker, a process of its own, may write after it
-    # (seen in CI): on a busy machine a worker can still be starting up when the main process exits and kills its
-    # daemonic workers, and one killed after making its queues leaves semaphores that the tracker reports as
-    # leaked (the next test makes that happen).
-    last = [line for line in err.strip().splitlines() if "resource_tracker" not in line][-1]
-    assert re.fullmatch(r"RuntimeError: DataLoader worker \(pid\(s\) [\d, ]+\) exited unexpectedly", last), last
-    for lang, page in _pages().items():
-        section = page.split("{ #bootstrapping-phase }")[1].split("\n## ")[0]
-        assert f"`RuntimeError: {BOOTSTRAPPING}`" in section, lang
-        assert "`RuntimeError: DataLoader worker (pid(s) …) exited unexpectedly`" in section, lang
-        assert f"[`{BOOTSTRAPPING[:-1]}`](#bootstrapping-phase)" in page, lang  # the table at the top
 
 
 # Test scaffolding, not the reader's code: of the two spawned workers, the second to reach Process.start (its
@@ -243,32 +222,39 @@ if "--multiprocessing-fork" in sys.argv:
 """
 
 
-def test_without_the_guard_a_worker_killed_while_starting_leaves_the_leaked_semaphore_warning(tmp_path):
-    import os
+def test_without_the_main_guard_each_spawned_worker_stops_with_the_bootstrapping_error(tmp_path):
+    # spawn_loader.py with its guard removed, as readers write it: the workers' error, then the main process's, then
+    # (on a busy machine) the resource tracker's warning. That comes when a worker is still starting up as the main
+    # process exits and kills its daemonic workers: one killed after making its queues leaves semaphores that the
+    # tracker, a process of its own, reports as leaked after the main process's last line (seen once in CI). The
+    # run stalls one worker so that the warning comes every time.
     import re
-    import subprocess
-    import sys
 
     script = (REPO / "snippets/troubleshooting/spawn_loader.py").read_text(encoding="utf-8")
-    unguarded = script.replace('if __name__ == "__main__":\n    main()\n', "main()\n")
-    (tmp_path / "no_guard.py").write_text(unguarded, encoding="utf-8")
+    guard = 'if __name__ == "__main__":\n    main()\n'
+    assert script.endswith(guard)
+    unguarded = tmp_path / "no_guard.py"
+    unguarded.write_text(script.replace(guard, "main()\n"), encoding="utf-8")
     (tmp_path / "stall").mkdir()
     (tmp_path / "stall" / "sitecustomize.py").write_text(STALL_THE_SECOND_WORKER, encoding="utf-8")
-    done = subprocess.run([sys.executable, "no_guard.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                              filter(None, [str(tmp_path / "stall"), os.environ.get("PYTHONPATH")]))})
+    returncode, out, err = _run_python(str(unguarded), cwd=tmp_path, path=tmp_path / "stall")
+    assert returncode != 0 and out == ""
+    assert f"RuntimeError: {BOOTSTRAPPING}" in _flat(err)
+    assert "if __name__ == '__main__':" in err  # Python's advice, under the message
     # last: the main process's error, then the tracker's warning and the line of its source that warns (Python 3.13
     # and later add ": {names}" to the message)
-    *_, error, warning, source = done.stderr.strip().splitlines()
-    assert done.returncode != 0
-    assert re.fullmatch(r"RuntimeError: DataLoader worker \(pid\(s\) \d+\) exited unexpectedly", error), error
+    *_, last, warning, source = err.strip().splitlines()
+    assert re.fullmatch(r"RuntimeError: DataLoader worker \(pid\(s\) [\d, ]+\) exited unexpectedly", last), last
     warning = re.search(r"UserWarning: (resource_tracker: There appear to be \d+ leaked semaphore objects to clean up "
                         r"at shutdown)(: \{.*\})?$", warning)
     assert warning and source.startswith(" "), (warning, source)
     quoted = "UserWarning: " + re.sub(r"\d+", "N", warning[1])
     for lang, page in _pages().items():
-        section = " ".join(page.split("{ #bootstrapping-phase }")[1].split("\n## ")[0].split())
-        assert f"`{quoted}`" in section, lang
+        section = page.split("{ #bootstrapping-phase }")[1].split("\n## ")[0]
+        assert f"`RuntimeError: {BOOTSTRAPPING}`" in section, lang
+        assert "`RuntimeError: DataLoader worker (pid(s) …) exited unexpectedly`" in section, lang
+        assert f"`{quoted}`" in _flat(section), lang
+        assert f"[`{BOOTSTRAPPING[:-1]}`](#bootstrapping-phase)" in page, lang  # the table at the top
 
 
 def test_a_spawned_worker_cannot_import_a_class_defined_where_there_is_no_file(tmp_path):

@@ -419,7 +419,6 @@ def facts(records: list[dict]) -> dict:
         "manual": manual_gains(devices),
         "contended": [r for r in rows if r["contended"]],
         "unchecked": [r for r in rows if "gauge" not in r],  # made before bench.py read the gauge (schema version 1)
-        "unchecked_devices": list(dict.fromkeys(r["device_name"] for r in rows if "gauge" not in r)),
         "shown": len(rows),
         "floors": [r for r in rows if r["above_floor"] is not None],
         # a cell of the summary table shows its distance from the floor
