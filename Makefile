@@ -10,7 +10,7 @@ SITE_STAMP := $(SITE_VENV)/.installed
 # environment variable turns it off)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test install install-site browser cjk-font gpu-job gpu-job-rehearsal compat notebooks clean
+.PHONY: serve test test-page install install-site browser cjk-font gpu-job gpu-job-rehearsal compat notebooks clean
 
 $(STAMP): requirements.txt constraints.txt
 	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] >= (3, 11) else "Python 3.11+ is required")'
@@ -58,6 +58,12 @@ PYTEST_ARGS ?=
 XDIST ?= --numprocesses=auto --maxprocesses=4 --dist=loadscope
 test: install browser cjk-font
 	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+
+# One page, while writing it: its blocks in both languages, its tests, the checks that read every page and those
+# parametrized for it (tests/page_selection.py); the end of its output names what only `make test` runs
+test-page: install browser cjk-font
+	@test -n "$(PAGE)" || { echo "make test-page: name the page, e.g. make test-page PAGE=tensors" >&2; exit 2; }
+	$(BIN)/python -m pytest --page $(PAGE) $(PYTEST_ARGS)
 
 # On a machine with an NVIDIA GPU, within 7.5 minutes (tools/gpu_job.py; on a lent GPU: tools/README.md): the page
 # blocks and tests a GPU can change, with their verification record (docs/data/verification/, the pages' stamps)

@@ -65,6 +65,7 @@ def test_every_language_has_its_term_list():
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.every_page
 def test_the_prose_uses_one_word_per_idea(lang):
     wrong = [
         f"{page.path.relative_to(REPO)}:{number}: “{found}” — use “{preferred}”"
@@ -76,6 +77,7 @@ def test_the_prose_uses_one_word_per_idea(lang):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.every_page
 def test_the_glossary_gives_every_preferred_word(lang):
     glossary = (DOCS / lang / "glossary.md").read_text(encoding="utf-8")
     assert [word for word in TERMS[lang] if word not in glossary] == []

@@ -83,6 +83,7 @@ def shape_of(shown: str, device: str) -> re.Pattern[str]:
     return re.compile("".join(pattern))
 
 
+@pytest.mark.every_page
 def test_every_measured_output_names_its_device_and_has_a_check():
     found = measured_outputs()
     assert {snippet for _, snippet, _, _ in found} == set(CHECKS)
@@ -91,6 +92,7 @@ def test_every_measured_output_names_its_device_and_has_a_check():
         assert snippet in CHECKS, f"{page}: no check for the output of {snippet}"
 
 
+@pytest.mark.every_page
 def test_both_languages_show_the_same_measured_outputs():
     by_lang = {lang: sorted((p.split("/", 1)[1], s, t, c) for p, s, t, c in measured_outputs()
                             if p.startswith(f"{lang}/")) for lang in LANGUAGES}
@@ -145,6 +147,7 @@ def test_a_gpu_output_record_is_schema_valid_and_agrees_with_its_run(path):
     assert path.name == record["verification_record"]  # one name for the run's two records
 
 
+@pytest.mark.every_page
 def test_every_shown_gpu_output_is_the_recorded_output():
     for page, snippet, title, shown in measured_outputs():
         found = TITLE.match(title)

@@ -50,6 +50,7 @@ def opening_problem(text: str, lang: str, findings: str | None = None) -> str | 
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.every_page
 def test_every_topic_page_opens_with_what_the_reader_will_be_able_to_do(lang):
     problems = {}
     for name in topic_pages(lang):
@@ -70,6 +71,7 @@ def test_the_opening_check_catches_a_page_without_the_block():
     assert opening_problem(good, "en") is None
 
 
+@pytest.mark.every_page
 def test_the_nav_follows_a_learners_order_with_troubleshooting_at_the_top_level():
     # Home, installing, Quick start, the basics, the three parts that go further (a page per question since the
     # split of 2026-11-29), the full example; then Troubleshooting on its own, where a reader with an error looks

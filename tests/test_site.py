@@ -31,6 +31,7 @@ def rel_pages(lang: str) -> list[str]:
     return [p.name for p in pages(lang)]
 
 
+@pytest.mark.every_page
 def test_every_page_exists_in_both_languages():
     assert rel_pages("en"), "no English pages"
     assert rel_pages("en") == rel_pages("zh")
@@ -44,6 +45,24 @@ def test_both_languages_include_the_same_snippets_in_the_same_order(page):
     assert shape("zh") == shape("en")
 
 
+def nav_files(items) -> list[str]:
+    for item in items:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        if isinstance(value, list):
+            yield from nav_files(value)
+        else:
+            yield value
+
+
+@pytest.mark.every_page
+def test_every_page_is_in_the_nav():
+    # MkDocs only logs a page left out of the nav, and --strict lets it pass: the page is then unreachable
+    missing = sorted(set(rel_pages("en")) - set(nav_files(settings()["nav"])))
+    assert not missing, (f"not in the nav: {', '.join(missing)}: add `- <Title>: <page>.md` under a section of `nav:` "
+                         "in mkdocs.yml, and `<Title>: <Chinese title>` to the zh language's nav_translations there")
+
+
+@pytest.mark.every_page
 def test_every_nav_title_has_a_chinese_translation():
     def titles(items):
         for item in items:
@@ -59,6 +78,7 @@ def test_every_nav_title_has_a_chinese_translation():
     assert not missing
 
 
+@pytest.mark.every_page
 def test_python_fences_hold_only_includes():
     literal = []
     for lang in LANGUAGES:
@@ -71,6 +91,7 @@ def test_python_fences_hold_only_includes():
     assert not literal
 
 
+@pytest.mark.every_page
 def test_every_snippet_is_shown_on_a_page():
     included = {
         inc.split(":", 1)[0]
@@ -121,6 +142,7 @@ def external(url: str) -> bool:
     return bool(m) and m.group(1) not in LOCAL_HOSTS
 
 
+@pytest.mark.every_page
 def test_built_pages_load_nothing_from_outside(built_site):
     offenders = []
     for html in built_site.rglob("*.html"):
@@ -134,6 +156,7 @@ def test_built_pages_load_nothing_from_outside(built_site):
     assert not offenders
 
 
+@pytest.mark.every_page
 def test_both_languages_are_built(built_site):
     for page in rel_pages("en"):
         stem = page.removesuffix(".md")
@@ -426,6 +449,7 @@ def test_malformed_section_keywords_stop_the_build_with_one_line(tmp_path, monke
     assert docs[0]["section_keywords"] == "显卡 型号 GPU"  # cut as the text is, each word once
 
 
+@pytest.mark.every_page
 def test_ruff_is_clean():
     result = subprocess.run([sys.executable, "-m", "ruff", "check", "snippets", "tests", "docs/hooks"],
                             cwd=REPO, capture_output=True, text=True)
@@ -434,6 +458,7 @@ def test_ruff_is_clean():
 
 
 
+@pytest.mark.every_page
 def test_every_shown_output_is_asserted():
     """A `text` fence shows an output: it must be attached to the block before it as its expected output."""
     loose = [
@@ -446,6 +471,7 @@ def test_every_shown_output_is_asserted():
     assert not loose
 
 
+@pytest.mark.every_page
 def test_gpu_blocks_sit_inside_an_admonition():
     """Readers must see that a block needs a GPU: its marker lives inside a neutral `!!! note` that says so."""
     marker = re.compile(r"<!--\s*pytest\.mark\.(cuda|multi_gpu)\s*-->")

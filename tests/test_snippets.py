@@ -64,6 +64,7 @@ def whole_file_blocks():
                 yield page, block, block.includes[0]
 
 
+@pytest.mark.every_page
 def test_every_copy_of_a_whole_file_reads_that_files_one_run():
     """Structural, for what is not run again: each language's copy of a fence that shows a whole snippet file
     differs from the file in comments and docstrings only, so the file's run as a program (above) is its run too;

@@ -162,6 +162,7 @@ def test_a_chinese_page_shows_every_docstring_in_chinese(page):
         + "\n".join(english)
 
 
+@pytest.mark.every_page
 def test_the_snippets_keep_their_docstrings_in_english():
     chinese = [f"{path.relative_to(REPO)}:{line}" for path in sorted(INCLUDED)
                for line, key in docstring_lines(path.read_text(encoding="utf-8")) if CJK.search(key)]
@@ -222,6 +223,7 @@ def test_the_notebook_carries_its_languages_comment(built_site, lang, comment):
     assert comment in expected
 
 
+@pytest.mark.every_page
 def test_the_snippet_itself_and_the_english_page_keep_english_comments():
     assert SHOWN_EN in (REPO / SHOWN_SNIPPET).read_text(encoding="utf-8")
     en = [b.expanded.code for b in page_blocks(DOCS / "en" / "tensors.md") if SHOWN_SNIPPET in b.includes]

@@ -120,6 +120,7 @@ def zh_pages(site: Path) -> list[Path]:
     return sorted((site / "zh").rglob("*.html"))
 
 
+@pytest.mark.every_page
 def test_built_chinese_pages_hold_no_english_sentence(built_site):
     pages = zh_pages(built_site)
     assert len(pages) > 20 and any(p.parent.name == "verification" for p in pages)
