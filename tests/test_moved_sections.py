@@ -1,20 +1,18 @@
 """The split of the long pages (issue 35) broke no link: every section id that Several GPUs, Performance pitfalls and
-GPU memory had before the split (docs/data/moved_sections.yml) is on the page the file names, in both languages, and
-the old page sends a reader who asks for a moved one there. The browser follows a few of them
+GPU memory had before the split (mkdocs.yml, extra.moved_sections) is on the page named there, in both languages,
+and the old page carries the list its script follows. The browser follows a few of them
 (tests/test_browser_home.py); this checks all of them in the built HTML."""
 
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 
 import pytest
 
-from moved_sections import MOVED, SCHEMA, moved_away
-from site_pages import LANGUAGES, REPO, Page, load_data, pages
+from site_pages import LANGUAGES, Page, pages, settings
 
-MOVED_SECTIONS = load_data(REPO / MOVED, REPO / SCHEMA)
+MOVED_SECTIONS: dict[str, dict[str, str]] = settings()["extra"]["moved_sections"]
 CASES = [(lang, old, anchor, new) for lang in LANGUAGES for old, anchors in MOVED_SECTIONS.items()
          for anchor, new in anchors.items()]
 HOLDER = re.compile(r'<script type="application/json" id="moved-sections">(.*?)</script>', re.S)
@@ -25,27 +23,22 @@ def _html(built_site, page: Page) -> str:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_old_section_is_on_the_page_the_file_names(built_site, lang):
+def test_every_old_section_is_on_the_page_the_list_names(built_site, lang):
     missing = [f"{old}#{anchor} -> {new}" for lg, old, anchor, new in CASES if lg == lang
                and f' id="{anchor}"' not in _html(built_site, Page(lang, new))]
-    assert not missing, f"{lang}: sections not where docs/data/moved_sections.yml says: {missing}"
+    assert not missing, f"{lang}: sections not where mkdocs.yml's extra.moved_sections says: {missing}"
     assert len([c for c in CASES if c[0] == lang]) >= 40  # the three pages had 41 section ids
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_each_old_page_points_its_moved_sections_to_their_pages(built_site, lang):
-    for old, anchors in MOVED_SECTIONS.items():
-        old_page = Page(lang, old)
-        found = HOLDER.findall(_html(built_site, old_page))
-        addresses = json.loads(found[0]) if found else {}
-        expected = {anchor: posixpath.relpath(Page(lang, new).url or ".", old_page.url or ".") + "/"
-                    for anchor, new in moved_away(MOVED_SECTIONS, old).items()}
-        assert addresses == expected, f"{old_page.url}: {addresses} != {expected}"
-        kept = set(anchors) - set(expected)
-        assert kept and all(f' id="{a}"' in _html(built_site, old_page) for a in kept), old_page.url
+def test_each_old_page_carries_its_list_and_no_other_page_does(built_site, lang):
+    for page in pages(lang):
+        found = HOLDER.findall(_html(built_site, page))
+        assert [json.loads(f) for f in found] == ([MOVED_SECTIONS[page.name]] if page.name in MOVED_SECTIONS
+                                                  else []), page.url
 
 
-def test_the_moved_sections_file_names_existing_pages_only():
+def test_the_list_names_existing_pages_only():
     names = {page.name for page in pages()}
-    wrong = sorted({n for anchors in MOVED_SECTIONS.values() for n in anchors.values()} - names)
+    wrong = sorted(({*MOVED_SECTIONS} | {n for anchors in MOVED_SECTIONS.values() for n in anchors.values()}) - names)
     assert not wrong, wrong

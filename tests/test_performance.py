@@ -199,7 +199,7 @@ def cells(row: str) -> list[str]:
     return [c.strip().strip("`") for c in row.strip().strip("|").split("|")]
 
 
-# the pages of Performance, one page until the split of 2026-11-29 (docs/data/moved_sections.yml)
+# the pages of Performance, one page until the split of 2026-11-29 (mkdocs.yml, extra.moved_sections)
 PERFORMANCE_PAGES = nav_part("Performance")
 
 
