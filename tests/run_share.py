@@ -61,7 +61,8 @@ def once(key: str, compute: Callable[[], T]) -> T:
 
 # files whose parametrized tests are each a unit of their own, case by case: every case starts its own processes
 # (torchrun jobs) and shares nothing with the others; their other tests stay together as one unit
-CASE_BY_CASE = {"tests/test_multi_gpu.py"}
+CASE_BY_CASE = {"tests/test_ddp_training.py", "tests/test_ddp_checkpoints.py", "tests/test_fsdp.py",
+                "tests/test_distributed_debugging.py"}
 
 
 def work_unit(nodeid: str) -> str:

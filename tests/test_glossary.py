@@ -1,6 +1,7 @@
 """One word per idea: the glossary's terms, not their variants (docs/data/terms.yml), in every word a reader of a
 language meets: the pages' prose, the code comments shown in that language, the hooks' words
-(docs/data/text/<lang>/), and the errata's and the verification notes' text in that language.
+(docs/data/text/<lang>/), and the errata's and the verification notes' text in that language; and what an entry says
+of PyTorch where no page's test pins it (DDP's buckets).
 
 That every glossary entry links to a real section is checked with every other link by the strict build
 (`validation: links: anchors` in mkdocs.yml).
@@ -8,12 +9,14 @@ That every glossary entry links to a real section is checked with every other li
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
+from distributed import run_python
 from search_index import PLAIN
 from site_pages import DOCS, LANGUAGES, REPO, pages
 
@@ -192,3 +195,53 @@ def test_the_data_check_reads_every_kind_of_data_and_every_string_in_it():
     assert strings_in(nested, "x.yml") == [("x.yml.a[0]", "一个周期"), ("x.yml.a[1].b", "批大小")]
     assert [found for where, text in strings_in(nested, "x") for _, found, _ in rejected_words(text, "zh")] == [
         "周期", "批大小"]
+
+
+# ---- what an entry says of PyTorch -------------------------------------------------------------------------
+
+# The order of DDP's all-reduces and the backward pass, in a world of one: a comm hook (the default all-reduce,
+# which averages) notes each bucket, a backward hook on the ReLU between the two layers notes when backward is there.
+DDP_ORDER = """\
+import torch, torch.distributed as dist
+import torch.distributed.nn
+from torch import nn
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+from torch.nn.parallel import DistributedDataParallel
+
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+events = []
+
+
+def hook(state, bucket):
+    events.append(f"all-reduce of bucket {bucket.index()}")
+    return default_hooks.allreduce_hook(None, bucket)
+
+
+relu = nn.ReLU()
+model = DistributedDataParallel(nn.Sequential(nn.Linear(1000, 1000), relu, nn.Linear(1000, 1000)), bucket_cap_mb=1)
+model.register_comm_hook(None, hook)
+relu.register_full_backward_hook(lambda *_: events.append("backward passes the ReLU"))
+for _ in range(2):  # DDP puts every parameter in one bucket for the first step, then rebuilds the buckets
+    events.clear()
+    model(torch.randn(8, 1000)).sum().backward()
+print(events)
+del model
+dist.destroy_process_group()
+"""
+
+
+def test_ddp_averages_gradients_bucket_by_bucket_during_the_backward_pass():
+    # glossary "DistributedDataParallel (DDP)": not after the backward pass, during it. The last layer's bucket
+    # is all-reduced before backward has reached the first layer, whose bucket follows.
+    order = ast.literal_eval(run_python(DDP_ORDER, CUDA_VISIBLE_DEVICES=""))
+    assert order == ["all-reduce of bucket 0", "backward passes the ReLU", "all-reduce of bucket 1"]
+    from torch.nn.parallel import DistributedDataParallel
+
+    doc = " ".join(DistributedDataParallel.__doc__.split())
+    assert ("will bucket parameters into multiple buckets so that gradient reduction of each bucket can "
+            "potentially overlap with backward computation") in doc
+    said = {"en": "during every backward pass, bucket by bucket", "zh": "每次反向传播的过程中，梯度按桶"}
+    for lang, words in said.items():
+        glossary = (REPO / "docs" / lang / "glossary.md").read_text(encoding="utf-8")
+        row = next(line for line in glossary.splitlines() if "DistributedDataParallel (DDP)" in line)
+        assert words in row and "after every backward" not in row and "反向传播后" not in row, lang

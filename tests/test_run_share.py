@@ -68,7 +68,7 @@ def test_work_units_keep_shared_caches_in_one_worker():
     assert unit(f"{search}::test_search_finds_the_page_in_the_query_language[zh:显存]") \
         == unit(f"{search}::test_search_answers_reader_questions[zh]") != unit(f"{search}::test_x[en:gpu]")
     # torchrun jobs case by case; otherwise a file: its module fixtures
-    assert unit("tests/test_multi_gpu.py::test_a[x.py]") != unit("tests/test_multi_gpu.py::test_a[y.py]")
-    multi_gpu = "tests/test_multi_gpu.py"
-    assert unit(f"{multi_gpu}::test_b") == unit(f"{multi_gpu}::test_c") == multi_gpu
+    assert unit("tests/test_fsdp.py::test_a[x.py]") != unit("tests/test_fsdp.py::test_a[y.py]")
+    fsdp = "tests/test_fsdp.py"
+    assert unit(f"{fsdp}::test_b") == unit(f"{fsdp}::test_c") == fsdp
     assert unit("tests/test_snippets.py::test_snippet_runs_as_a_script[x.py]") == "tests/test_snippets.py"

@@ -1,6 +1,6 @@
 """Run a snippet that measures something on this machine's CPU and record what it printed, with where, when
 and on which code, for a page to show (docs/data/measurements/<snippet name>.json, schema:
-docs/data/measurement.schema.json; tests/test_performance.py checks that the page shows the record's numbers).
+docs/data/measurement.schema.json; tests/test_measurements.py checks that the page shows the record's numbers).
 
     .venv/bin/python tools/record_measurement.py snippets/performance/thread_speed.py
 

@@ -1,0 +1,58 @@
+"""Helpers that the tests of the Several GPUs pages share (tests/test_multi_gpu.py, test_ddp.py, test_ddp_training.py,
+test_ddp_checkpoints.py, test_fsdp.py, test_distributed_debugging.py): fresh interpreters with a chosen environment,
+two Gloo ranks under torchrun, and the part's sections."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from site_build import finished
+from site_pages import REPO, nav_part
+
+
+def start_python(code: str, **env: str | None) -> subprocess.Popen:
+    """A fresh interpreter running `code`, with environment variables set (or removed, if None)."""
+    environ = dict(os.environ)
+    for name, value in env.items():
+        if value is None:
+            environ.pop(name, None)
+        else:
+            environ[name] = value
+    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=environ, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def output_of(process: subprocess.Popen) -> str:
+    run = finished(process)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout.strip()
+
+
+def run_python(code: str, **env: str | None) -> str:
+    """stdout of a fresh interpreter running `code` (see start_python)."""
+    return output_of(start_python(code, **env))
+
+
+def torchrun_two_cpu_ranks(script: str, tmp_path, **env: str) -> subprocess.CompletedProcess:
+    """`torchrun --standalone --nproc-per-node=2 script` with the GPUs hidden (Gloo), its logs in tmp_path."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "--log-dir",
+               str(tmp_path / "logs"), script]
+    return subprocess.run(command, cwd=REPO, env=dict(os.environ, CUDA_VISIBLE_DEVICES="", **env),
+                          capture_output=True, text=True, timeout=600)
+
+
+# the pages of Several GPUs (one page until 2026-11-29), as the menu lists them
+PART_PAGES = nav_part("Several GPUs")
+
+
+def page_text(lang: str, anchor: str) -> str:
+    """The page of Several GPUs that has the section anchor."""
+    texts = ((REPO / "docs" / lang / name).read_text(encoding="utf-8") for name in PART_PAGES)
+    return next(text for text in texts if f"{{ #{anchor} }}" in text)
+
+
+def section(lang: str, anchor: str) -> str:
+    """The text of one section of Several GPUs, from its heading to the next H2."""
+    return page_text(lang, anchor).split(f"{{ #{anchor} }}")[1].split("\n## ")[0]

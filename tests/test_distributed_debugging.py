@@ -1,0 +1,217 @@
+"""What docs/{en,zh}/distributed-debugging.md (Hangs and crashes) says, asserted on the installed PyTorch:
+TORCH_DISTRIBUTED_DEBUG and DETAIL's wrapper, NCCL's variables and timeouts, monitored_barrier, the flight recorder,
+blocking wait."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import pytest
+import torch
+
+from distributed import run_python, section, start_python
+from site_build import finished
+from snippet_runs import run_snippet
+
+TORCH_INCLUDE = pathlib.Path(torch.__file__).parent / "include" / "torch" / "csrc" / "distributed" / "c10d"
+
+
+TORCH_LIB = pathlib.Path(torch.__file__).parent / "lib"
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads PyTorch's Linux libraries")
+
+
+def test_nccl_variables_and_defaults_the_page_names():
+    header = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
+    for name in ("TORCH_NCCL_ASYNC_ERROR_HANDLING", "TORCH_NCCL_BLOCKING_WAIT"):
+        assert f'"{name}"' in header, name
+    assert "the default value (3 - SkipCleanUp)" in header  # as the PyTorch docs say: 3 unless set
+    assert "kProcessGroupNCCLDefaultTimeout =\n    std::chrono::milliseconds(10 * 60 * 1000);" in header
+    from torch.distributed import distributed_c10d
+
+    assert "Default value is 10 minutes for NCCL and 30 minutes for other backends" in (
+        distributed_c10d.init_process_group.__doc__)
+
+
+def test_torch_distributed_debug_is_read_when_torch_distributed_is_imported():
+    levels = "import torch.distributed as dist; print(dist.get_debug_level())"
+    assert run_python(levels, TORCH_DISTRIBUTED_DEBUG=None) == "DebugLevel.OFF"  # the default
+    assert run_python(levels, TORCH_DISTRIBUTED_DEBUG="info") == "DebugLevel.INFO"  # any case
+    late = "import os, torch.distributed as dist; os.environ['TORCH_DISTRIBUTED_DEBUG'] = 'DETAIL'; " + levels
+    assert run_python(late, TORCH_DISTRIBUTED_DEBUG=None) == "DebugLevel.OFF"  # set too late: not read
+    done = finished(start_python(levels, TORCH_DISTRIBUTED_DEBUG="ALL"))
+    assert done.returncode != 0
+    assert "ValueError: The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL." in done.stderr
+
+
+DDP_IN_A_WORLD_OF_ONE = """\
+import torch, torch.distributed as dist
+import torch.distributed.nn
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+t = torch.ones(1)
+dist.all_reduce(t)
+print("all_reduce:", t.item(), flush=True)
+model = DistributedDataParallel(nn.Linear(2, 1))
+print("DDP built", flush=True)
+del model
+dist.destroy_process_group()
+"""
+
+
+def test_detail_crashes_ddp_on_gloo_in_torch_2_14_1():
+    # What the page warns of: with DETAIL, Gloo's collectives still work, but the DDP constructor dies with a
+    # segmentation fault (gdb: in c10d::Logger::set_env_variables). With INFO it is built.
+    import signal
+
+    crashed = finished(start_python(DDP_IN_A_WORLD_OF_ONE, CUDA_VISIBLE_DEVICES="", TORCH_DISTRIBUTED_DEBUG="DETAIL"))
+    assert crashed.returncode == -signal.SIGSEGV
+    assert crashed.stdout.splitlines() == ["all_reduce: 1.0"]
+    info = run_python(DDP_IN_A_WORLD_OF_ONE, CUDA_VISIBLE_DEVICES="", TORCH_DISTRIBUTED_DEBUG="INFO")
+    assert info.splitlines() == ["all_reduce: 1.0", "DDP built"]
+
+
+# What backend a Gloo group runs on, printed after init_process_group, then after a group made later.
+BACKEND_TYPES = """\
+import torch, torch.distributed as dist
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+cpu = torch.device("cpu")
+print(type(dist.group.WORLD._get_backend(cpu)).__name__)
+if SET_DETAIL:
+    dist.set_debug_level(dist.DebugLevel.DETAIL)
+print(type(dist.new_group([0])._get_backend(cpu)).__name__)
+dist.destroy_process_group()
+"""
+
+
+def backend_types(debug: str | None, set_detail: bool = False) -> list[str]:
+    code = BACKEND_TYPES.replace("SET_DETAIL", str(set_detail))
+    return run_python(code, CUDA_VISIBLE_DEVICES="", TORCH_DISTRIBUTED_DEBUG=debug).splitlines()
+
+
+def test_detail_puts_a_wrapper_in_place_of_the_gloo_backend():
+    # The likely cause of the DETAIL crash the page names: under DETAIL, _new_process_group_helper wraps the
+    # Gloo backend in a _ProcessGroupWrapper, and DDP's c10d::Logger::set_env_variables (logger.cpp, not
+    # shipped in the wheel) static_casts the Gloo backend it looks up to ProcessGroupGloo to read its thread
+    # count. With the Gloo backend, not only on the CPU: a Gloo group on GPU tensors is wrapped the same way.
+    assert backend_types("INFO") == ["ProcessGroupGloo", "ProcessGroupGloo"]
+    assert backend_types("DETAIL") == ["_ProcessGroupWrapper", "_ProcessGroupWrapper"]
+    for lang in ("en", "zh"):
+        text = section(lang, "debugging")
+        assert "_ProcessGroupWrapper" in text and "c10d::Logger::set_env_variables" in text, lang
+    assert "One catch with the Gloo backend" in section("en", "debugging")
+    assert "用 Gloo 后端时有一个坑" in section("zh", "debugging")
+
+
+def test_set_debug_level_changes_the_level_for_what_comes_after_it():
+    # review 2026-11-28 #20: dist.set_debug_level() changes at run time what the variable sets at import: a group
+    # made before the call stays unwrapped, one made after it is wrapped.
+    assert backend_types(None, set_detail=True) == ["ProcessGroupGloo", "_ProcessGroupWrapper"]
+    for lang in ("en", "zh"):
+        assert "`dist.set_debug_level(dist.DebugLevel.DETAIL)`" in section(lang, "debugging"), lang
+
+
+def test_detail_checks_every_collective_over_a_helper_gloo_group():
+    # Why the page calls DETAIL a debugging tool that slows every collective, and counts only two of its three
+    # variables as showing more (TORCH_NCCL_ASYNC_ERROR_HANDLING decides what a failure does).
+    import inspect
+
+    from torch.distributed import distributed_c10d
+
+    header = (TORCH_INCLUDE / "ProcessGroupWrapper.hpp").read_text(encoding="utf-8")
+    assert ("It intercepts\n// collective operations to verify consistency across ranks before dispatching\n"
+            "// to the wrapped backend.") in header
+    wrapper = inspect.getsource(distributed_c10d._create_process_group_wrapper)
+    assert "helper_pg = ProcessGroupGloo(" in wrapper and "_ProcessGroupWrapper(wrapped_pg, helper_pg)" in wrapper
+    helper = inspect.getsource(distributed_c10d._new_process_group_helper)
+    assert "backend_str in [Backend.GLOO, Backend.NCCL, Backend.XCCL, Backend.UCC]" in helper  # not only Gloo, NCCL
+    assert "two show more, the third decides what a failure\ndoes" in section("en", "debugging")
+    assert "前两个能提供更多信息，第三个决定出错之后怎么办" in section("zh", "debugging")
+    for lang, words in (("en", "for debugging only"), ("zh", "只在调试时使用")):
+        assert words in section(lang, "debugging"), lang
+
+
+def test_monitored_barrier_is_gloo_only_and_fails_every_rank_that_waits():
+    # distributed-debugging.md#monitored-barrier: Gloo only (a group with a CPU backend), rank 0 stops at the first
+    # missing rank unless wait_all_ranks=True, and the other ranks fail in the barrier too
+    import inspect
+
+    from torch.distributed import distributed_c10d
+
+    doc = distributed_c10d.monitored_barrier.__doc__
+    assert "Note that this collective is only supported with the GLOO backend." in doc
+    words = " ".join(doc.split())
+    assert "all other ranks would fail in monitored_barrier" in words
+    assert "``monitored_barrier`` on rank 0 will throw on the first failed rank" in words
+    source = inspect.getsource(distributed_c10d.monitored_barrier)
+    assert 'if torch.device("cpu") not in group_to_use._device_types:' in source
+    for lang in ("en", "zh"):
+        assert "`wait_all_ranks=True`" in section(lang, "monitored-barrier"), lang
+
+
+FLIGHT_RECORD = """\
+import json, torch, torch.distributed as dist
+import torch.distributed.nn
+from torch._C._distributed_c10d import _dump_fr_trace_json
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+dist.all_reduce(torch.ones(3))
+print([entry["profiling_name"] for entry in json.loads(_dump_fr_trace_json()).get("entries", [])])
+dist.destroy_process_group()
+"""
+
+
+def test_the_flight_recorder_keeps_2000_entries_unless_told_and_0_turns_it_off():
+    # distributed-debugging.md#flight-recorder: the names and the default, from the 2.15.0 headers ...
+    recorder = (TORCH_INCLUDE / "FlightRecorder.hpp").read_text(encoding="utf-8")
+    assert '{"TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE"}, 2000);' in recorder
+    assert "enabled_ = max_entries_ > 0;" in recorder
+    nccl = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
+    assert ("timeout is enabled. This variable must be set together with\n"
+            "// TORCH_NCCL_ENABLE_MONITORING=1 and TORCH_NCCL_TRACE_BUFFER_SIZE > 0.\n"
+            "static std::vector<std::string> TORCH_NCCL_DUMP_ON_TIMEOUT = {") in nccl
+    # ... and a run: Gloo keeps the same record on the CPU, on with no variable set, off with 0
+    unset = {"CUDA_VISIBLE_DEVICES": "", "TORCH_FR_BUFFER_SIZE": None, "TORCH_NCCL_TRACE_BUFFER_SIZE": None}
+    assert run_python(FLIGHT_RECORD, **unset) == "['gloo:all_reduce']"
+    assert run_python(FLIGHT_RECORD, **{**unset, "TORCH_FR_BUFFER_SIZE": "0"}) == "[]"
+    assert run_python(FLIGHT_RECORD, **{**unset, "TORCH_NCCL_TRACE_BUFFER_SIZE": "0"}) == "[]"  # the older name
+
+
+@linux_only
+def test_the_dump_file_variables_and_torchfrtrace_exist():
+    # the file-name variables are read in libtorch_cpu, not named in a header; the default name
+    # (comm_lib_trace_rank_ under ~/.cache/torch) is cited from PyTorch's FlightRecorder.cpp
+    cpu = (TORCH_LIB / "libtorch_cpu.so").read_bytes()
+    for name in (b"TORCH_FR_DUMP_TEMP_FILE", b"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", b"XDG_CACHE_HOME"):
+        assert b"\0" + name + b"\0" in cpu, name
+    from importlib.metadata import entry_points
+
+    (torchfrtrace,) = entry_points(group="console_scripts", name="torchfrtrace")
+    assert torchfrtrace.value == "torch.distributed.flight_recorder.fr_trace:main"
+    from torch.distributed.flight_recorder import fr_trace  # noqa: F401  (what the command runs)
+
+
+@linux_only
+def test_blocking_wait_starts_no_watchdog_and_raises_in_the_waiting_call():
+    # distributed-debugging.md#blocking-wait, from the 2.15.0 header, docstring and NCCL process group's library
+    nccl = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
+    assert "// Control whether or not wait() is blocking or non-blocking.\n" in nccl
+    from torch.distributed import distributed_c10d
+
+    assert "When TORCH_NCCL_BLOCKING_WAIT is set, the process will block and wait for this timeout." in (
+        distributed_c10d.init_process_group.__doc__)
+    library = TORCH_LIB / "libtorch_cuda.so"
+    if not library.exists():
+        pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
+    cuda = library.read_bytes()
+    assert b"TORCH_NCCL_BLOCKING_WAIT is enabled, NO watchdog thread is created.\0" in cuda
+    assert b" timed out in blocking wait.\0" in cuda
+
+
+@pytest.mark.parametrize("script", ['monitored_barrier.py'])
+def test_a_torchrun_script_started_with_plain_python_says_so_in_one_line(script):
+    done = run_snippet(f"snippets/multi_gpu/{script}").result(timeout=300)  # `python snippets/multi_gpu/<script>`
+    assert done.returncode == 1
+    assert done.stderr.strip() == "start it with torchrun, as its docstring shows"
