@@ -508,3 +508,23 @@ def test_quick_start_first_load_leaves_the_index_until_searched(new_context, ori
     assert not rec.outside(origin), f"requested outside localhost: {rec.outside(origin)}"
     assert not rec.unexpected_errors(page), rec.unexpected_errors(page)
 
+
+# a question in each language, and a missing address in its folder
+NOT_FOUND_QUERIES = {"en": "out of memory", "zh": "显存不足"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_404_page_searches_in_the_language_of_its_address(new_context, origin, built_site, lang):
+    """The one 404 page (docs/hooks/not_found.py), served for a missing address in a language's folder (/zh/…),
+    searches that language's pages: a Chinese question on it found English pages only (review of 2026-12-01)."""
+    context = new_context()
+    missing = f"{origin}/{search_index.language_folder(lang)}no-such-page/"
+    body = (built_site / "404.html").read_text(encoding="utf-8")
+    context.route(missing, lambda route: route.fulfill(status=404, body=body, content_type="text/html"))
+    page = context.new_page()
+    rec = Recorder(page)
+    page.goto(missing)
+    results = search(page, NOT_FOUND_QUERIES[lang])
+    assert {lang_of(path) for path in results} == {lang}, results
+    indexes = [url.removeprefix(f"{origin}/") for url in rec.requests if url.endswith("search_index.json")]
+    assert indexes == [f"{search_index.language_folder(lang)}search/search_index.json"], indexes
