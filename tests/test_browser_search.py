@@ -165,6 +165,7 @@ class SearchCase:
     lang: str  # the query's language; the search is typed on that language's home page
     query: str
     first: str | None  # page (under docs/<lang>/) that must come first; None: any page of that language
+    section: str | None = None  # the anchor of the section that must be that page's first section shown
 
 
 # Real questions against real content, each with the page that must come first where one must.
@@ -205,19 +206,25 @@ SEARCH_CASES = [
     # a name four paragraphs into its section, past the teaser that a result carries: the whole entry is read
     # (search_in_language.js: nameShare); the install page came first
     SearchCase("en", "torch.cuda.is_bf16_supported", "mixed-precision.md"),
+    # a side section, whose heading says "slower" and "GPU", came first (review of 2026-12-01)
+    SearchCase("en", "why is my GPU slower than CPU", "mnist.md", "gpu-findings"),
 ]
 
 
 @pytest.mark.parametrize("case", SEARCH_CASES, ids=[f"{c.lang}:{c.query}" for c in SEARCH_CASES])
 def test_search_finds_the_page_in_the_query_language(home, case):
     page, _ = home(case.lang)
-    results = search(page, case.query)
+    links = search_links(page, case.query)
+    results = [page_links[0].partition("#")[0] for page_links in links]
     # each language searches its own index (docs/hooks/search_index.py): a search lists its page's language only
     other = [r for r in results if lang_of(r) != case.lang]
     assert not other, f"{case.query!r} on the {case.lang} site lists other languages' pages: {other}"
     if case.first:
         want = result_path(case.lang, case.first)
         assert results[0] == want, f"{case.query!r}: expected {want} first, got {results}"
+    if case.section:
+        want = result_path(case.lang, f"{case.first}#{case.section}")
+        assert links[0][1:2] == [want], f"{case.query!r}: expected {want} as the first section, got {links[0]}"
 
 
 # Reader questions, each with the page that answers it (tests/data/search_questions.yml). A question counts
