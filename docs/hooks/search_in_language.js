@@ -150,9 +150,7 @@ function segment(run) {
 function isStopWord(word) {
   // the index leaves out lunr's stop words (config pipeline: stopWordFilter); as a query they would only
   // match as prefixes of other words ("to" of "torch")
-  return stopWords.has(word)
-    || (typeof lunr.stopWordFilter === "function" && !lunr.stopWordFilter(word))
-    || (typeof lunr.zh?.stopWordFilter === "function" && !lunr.zh.stopWordFilter(word))
+  return stopWords.has(word) || [lunr.stopWordFilter, lunr.zh?.stopWordFilter].some(filter => filter && !filter(word))
 }
 
 // Material makes every term a prefix (term*) unless it carries a boost. A single Chinese character that
