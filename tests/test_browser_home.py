@@ -66,8 +66,9 @@ def test_mnist_opens_with_what_we_found_and_the_chart(new_context, origin, lang)
                                           ("zh/performance/#threads-torchrun", "zh/cpu-threads/#threads-torchrun"),
                                           ("gpu-memory/#peak", "gpu-memory/#peak")])
 def test_an_old_link_to_a_section_that_moved_lands_on_it(new_context, origin, old, new):
-    """A bookmark from before the split (mkdocs.yml, extra.moved_sections) reaches its section on the new page; an anchor
-    the old page kept stays put. Every other old anchor is checked in the built HTML (tests/test_moved_sections.py)."""
+    """A bookmark from before the split (mkdocs.yml, extra.moved_sections) reaches its section on the new page; an
+    anchor the old page kept stays put. Every other old anchor is checked in the built HTML
+    (tests/test_moved_sections.py)."""
     context = new_context()
     page = context.new_page()
     rec = Recorder(page)
