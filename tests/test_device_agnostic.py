@@ -1,5 +1,5 @@
 """What the device-agnostic page (docs/{en,zh}/device-agnostic.md) teaches and the guides got wrong,
-asserted on the installed PyTorch. Each erratum in docs/data/errata/device-agnostic.yml names one of these tests.
+asserted on the installed PyTorch. Each erratum in docs/data/errata/device-agnostic.yml has its marked test here.
 """
 
 from __future__ import annotations
