@@ -16,8 +16,6 @@ import torch
 MiB = 2**20
 
 
-
-
 def test_accelerator_has_the_memory_functions_the_page_lists():
     for name in ("memory_allocated", "memory_reserved", "max_memory_allocated", "max_memory_reserved",
                  "reset_peak_memory_stats", "memory_stats", "empty_cache", "get_memory_info"):

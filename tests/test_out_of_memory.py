@@ -12,22 +12,7 @@ import torch
 from snippet_runs import run_code
 
 MiB = 2**20
-
-
 TORCH_DIR = Path(torch.__file__).parent
-
-
-# The parts of a CUDA out-of-memory message the page describes, in the order they appear.
-OOM_MESSAGE_PARTS = (
-    b"CUDA out of memory. Tried to allocate ",
-    b" has a total capacity of ",
-    b" of which ",
-    b"Including non-PyTorch memory, this process",
-    b"Of the allocated memory ",
-    b" is allocated by PyTorch, ",
-    b" is reserved by PyTorch but unallocated.",
-    b"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-)
 
 
 def test_one_oom_class_for_every_device():
