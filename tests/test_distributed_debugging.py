@@ -4,35 +4,14 @@ blocking wait."""
 
 from __future__ import annotations
 
-import pathlib
-import sys
-
 import pytest
-import torch
 
 from distributed import run_python, section, start_python
 from site_build import finished
 from snippet_runs import run_snippet
 
-TORCH_INCLUDE = pathlib.Path(torch.__file__).parent / "include" / "torch" / "csrc" / "distributed" / "c10d"
-
-
-TORCH_LIB = pathlib.Path(torch.__file__).parent / "lib"
-
-
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads PyTorch's Linux libraries")
-
-
-def test_nccl_variables_and_defaults_the_page_names():
-    header = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
-    for name in ("TORCH_NCCL_ASYNC_ERROR_HANDLING", "TORCH_NCCL_BLOCKING_WAIT"):
-        assert f'"{name}"' in header, name
-    assert "the default value (3 - SkipCleanUp)" in header  # as the PyTorch docs say: 3 unless set
-    assert "kProcessGroupNCCLDefaultTimeout =\n    std::chrono::milliseconds(10 * 60 * 1000);" in header
-    from torch.distributed import distributed_c10d
-
-    assert "Default value is 10 minutes for NCCL and 30 minutes for other backends" in (
-        distributed_c10d.init_process_group.__doc__)
+# What the headers, docstrings and libraries of torch say of NCCL's variables, the flight recorder and blocking wait
+# is in tests/data/citations.yml; these are the runs and the page's words.
 
 
 def test_torch_distributed_debug_is_read_when_torch_distributed_is_imported():
@@ -114,40 +93,18 @@ def test_set_debug_level_changes_the_level_for_what_comes_after_it():
         assert "`dist.set_debug_level(dist.DebugLevel.DETAIL)`" in section(lang, "debugging"), lang
 
 
-def test_detail_checks_every_collective_over_a_helper_gloo_group():
-    # Why the page calls DETAIL a debugging tool that slows every collective, and counts only two of its three
-    # variables as showing more (TORCH_NCCL_ASYNC_ERROR_HANDLING decides what a failure does).
-    import inspect
-
-    from torch.distributed import distributed_c10d
-
-    header = (TORCH_INCLUDE / "ProcessGroupWrapper.hpp").read_text(encoding="utf-8")
-    assert ("It intercepts\n// collective operations to verify consistency across ranks before dispatching\n"
-            "// to the wrapped backend.") in header
-    wrapper = inspect.getsource(distributed_c10d._create_process_group_wrapper)
-    assert "helper_pg = ProcessGroupGloo(" in wrapper and "_ProcessGroupWrapper(wrapped_pg, helper_pg)" in wrapper
-    helper = inspect.getsource(distributed_c10d._new_process_group_helper)
-    assert "backend_str in [Backend.GLOO, Backend.NCCL, Backend.XCCL, Backend.UCC]" in helper  # not only Gloo, NCCL
+def test_the_page_calls_detail_a_debugging_tool_and_two_variables_the_ones_that_show_more():
+    # DETAIL checks every collective over a helper Gloo group (the header and source that say so:
+    # tests/data/citations.yml), and TORCH_NCCL_ASYNC_ERROR_HANDLING decides what a failure does.
     assert "two show more, the third decides what a failure\ndoes" in section("en", "debugging")
     assert "前两个能提供更多信息，第三个决定出错之后怎么办" in section("zh", "debugging")
     for lang, words in (("en", "for debugging only"), ("zh", "只在调试时使用")):
         assert words in section(lang, "debugging"), lang
 
 
-def test_monitored_barrier_is_gloo_only_and_fails_every_rank_that_waits():
+def test_the_monitored_barrier_section_names_wait_all_ranks():
     # distributed-debugging.md#monitored-barrier: Gloo only (a group with a CPU backend), rank 0 stops at the first
-    # missing rank unless wait_all_ranks=True, and the other ranks fail in the barrier too
-    import inspect
-
-    from torch.distributed import distributed_c10d
-
-    doc = distributed_c10d.monitored_barrier.__doc__
-    assert "Note that this collective is only supported with the GLOO backend." in doc
-    words = " ".join(doc.split())
-    assert "all other ranks would fail in monitored_barrier" in words
-    assert "``monitored_barrier`` on rank 0 will throw on the first failed rank" in words
-    source = inspect.getsource(distributed_c10d.monitored_barrier)
-    assert 'if torch.device("cpu") not in group_to_use._device_types:' in source
+    # missing rank unless wait_all_ranks=True, and the other ranks fail in the barrier too (tests/data/citations.yml)
     for lang in ("en", "zh"):
         assert "`wait_all_ranks=True`" in section(lang, "monitored-barrier"), lang
 
@@ -164,50 +121,22 @@ dist.destroy_process_group()
 
 
 def test_the_flight_recorder_keeps_2000_entries_unless_told_and_0_turns_it_off():
-    # distributed-debugging.md#flight-recorder: the names and the default, from the 2.15.0 headers ...
-    recorder = (TORCH_INCLUDE / "FlightRecorder.hpp").read_text(encoding="utf-8")
-    assert '{"TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE"}, 2000);' in recorder
-    assert "enabled_ = max_entries_ > 0;" in recorder
-    nccl = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
-    assert ("timeout is enabled. This variable must be set together with\n"
-            "// TORCH_NCCL_ENABLE_MONITORING=1 and TORCH_NCCL_TRACE_BUFFER_SIZE > 0.\n"
-            "static std::vector<std::string> TORCH_NCCL_DUMP_ON_TIMEOUT = {") in nccl
-    # ... and a run: Gloo keeps the same record on the CPU, on with no variable set, off with 0
+    # distributed-debugging.md#flight-recorder: the names and the default are the headers' (tests/data/citations.yml);
+    # a run: Gloo keeps the same record on the CPU, on with no variable set, off with 0
     unset = {"CUDA_VISIBLE_DEVICES": "", "TORCH_FR_BUFFER_SIZE": None, "TORCH_NCCL_TRACE_BUFFER_SIZE": None}
     assert run_python(FLIGHT_RECORD, **unset) == "['gloo:all_reduce']"
     assert run_python(FLIGHT_RECORD, **{**unset, "TORCH_FR_BUFFER_SIZE": "0"}) == "[]"
     assert run_python(FLIGHT_RECORD, **{**unset, "TORCH_NCCL_TRACE_BUFFER_SIZE": "0"}) == "[]"  # the older name
 
 
-@linux_only
-def test_the_dump_file_variables_and_torchfrtrace_exist():
-    # the file-name variables are read in libtorch_cpu, not named in a header; the default name
-    # (comm_lib_trace_rank_ under ~/.cache/torch) is cited from PyTorch's FlightRecorder.cpp
-    cpu = (TORCH_LIB / "libtorch_cpu.so").read_bytes()
-    for name in (b"TORCH_FR_DUMP_TEMP_FILE", b"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", b"XDG_CACHE_HOME"):
-        assert b"\0" + name + b"\0" in cpu, name
+def test_torchfrtrace_is_the_command_of_the_flight_recorder_s_reader():
+    # the file-name variables are read in libtorch_cpu, not named in a header (tests/data/citations.yml); the default
+    # name (comm_lib_trace_rank_ under ~/.cache/torch) is cited from PyTorch's FlightRecorder.cpp
     from importlib.metadata import entry_points
 
     (torchfrtrace,) = entry_points(group="console_scripts", name="torchfrtrace")
     assert torchfrtrace.value == "torch.distributed.flight_recorder.fr_trace:main"
     from torch.distributed.flight_recorder import fr_trace  # noqa: F401  (what the command runs)
-
-
-@linux_only
-def test_blocking_wait_starts_no_watchdog_and_raises_in_the_waiting_call():
-    # distributed-debugging.md#blocking-wait, from the 2.15.0 header, docstring and NCCL process group's library
-    nccl = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
-    assert "// Control whether or not wait() is blocking or non-blocking.\n" in nccl
-    from torch.distributed import distributed_c10d
-
-    assert "When TORCH_NCCL_BLOCKING_WAIT is set, the process will block and wait for this timeout." in (
-        distributed_c10d.init_process_group.__doc__)
-    library = TORCH_LIB / "libtorch_cuda.so"
-    if not library.exists():
-        pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
-    cuda = library.read_bytes()
-    assert b"TORCH_NCCL_BLOCKING_WAIT is enabled, NO watchdog thread is created.\0" in cuda
-    assert b" timed out in blocking wait.\0" in cuda
 
 
 @pytest.mark.parametrize("script", ['monitored_barrier.py'])

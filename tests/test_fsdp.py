@@ -14,16 +14,6 @@ from distributed import torchrun_two_cpu_ranks
 from site_pages import REPO
 from snippet_runs import run_snippet
 
-
-def test_fully_shard_wants_more_than_the_root():
-    # the page: shard each block, then the root, as fully_shard's docstring asks
-    from torch.distributed.fsdp import fully_shard
-
-    doc = " ".join(fully_shard.__doc__.split())
-    assert "Users generally should *not* call :meth:`fully_shard` only on the topmost root module." in doc
-    assert "FSDP shards module parameters, gradients, and optimizer states" in doc
-
-
 FSDP_AVERAGES = """\
 import gc
 import torch, torch.distributed as dist

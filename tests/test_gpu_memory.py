@@ -16,9 +16,6 @@ import torch
 MiB = 2**20
 
 
-TORCH_DIR = Path(torch.__file__).parent
-
-
 def test_accelerator_has_the_memory_functions_the_page_lists():
     for name in ("memory_allocated", "memory_reserved", "max_memory_allocated", "max_memory_reserved",
                  "reset_peak_memory_stats", "memory_stats", "empty_cache", "get_memory_info"):
@@ -37,13 +34,6 @@ def test_without_a_gpu_the_generic_reset_is_quiet_where_the_cuda_one_raises():
         torch.cuda.mem_get_info()
     with pytest.raises(RuntimeError):
         torch.accelerator.get_memory_info()
-
-
-def test_empty_cache_may_reduce_fragmentation_by_its_docstring():
-    # the page quotes this qualification of "empty_cache gives your program no more memory"
-    doc = " ".join(torch.cuda.empty_cache.__doc__.split())
-    assert "doesn't increase the amount of GPU memory available for PyTorch" in doc
-    assert "may help reduce fragmentation of GPU memory in certain cases" in doc
 
 
 @pytest.mark.cuda
@@ -81,7 +71,6 @@ def test_a_process_figure_has_two_reasons_and_only_the_card_total_counts_other_p
     # gpu-memory.md#nvidia-smi: nvidia-smi's per-process "Used GPU Memory" is what that process's context uses
     # (nvidia-smi(1), "Compute Apps"), so other processes cannot be a reason for it; they are in the card-wide
     # total, which is what the page's snippet measures with mem_get_info (cudaMemGetInfo, "global").
-    assert "Return the global free and total GPU memory" in torch.cuda.mem_get_info.__doc__
     docs = Path(__file__).parent.parent / "docs"
     for lang, reasons, total in (("en", "for two reasons:", "The GPU-wide total at the top of its table"),
                                  ("zh", "原因有二：", "表格顶部显示的整块 GPU 的总占用")):
@@ -95,20 +84,12 @@ def test_a_process_figure_has_two_reasons_and_only_the_card_total_counts_other_p
 def test_the_recording_functions_take_the_arguments_the_page_uses():
     record = inspect.signature(torch.cuda.memory._record_memory_history).parameters
     assert record["enabled"].default == "all" and "max_entries" in record
-    assert "Expect each entry to be several KB" in torch.cuda.memory._record_memory_history.__doc__
-    assert "pytorch.org/memory_viz" in torch.cuda.memory._dump_snapshot.__doc__
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="shows what a machine without a CUDA GPU does")
 def test_without_a_gpu_recording_needs_the_driver():
     with pytest.raises(RuntimeError, match="Found no NVIDIA driver"):
         torch.cuda.memory._record_memory_history(max_entries=10)
-
-
-def test_the_viewer_names_the_views_the_page_lists():
-    viz = (TORCH_DIR / "cuda/_memory_viz.py").read_text()
-    for view in ("Active Memory Timeline", "Allocator State History"):
-        assert f'"{view}"' in viz
 
 
 def test_memory_viz_stats_summarises_a_snapshot_offline(tmp_path):
@@ -118,14 +99,6 @@ def test_memory_viz_stats_summarises_a_snapshot_offline(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "total_reserved" in done.stdout
-
-
-def test_memory_summary_has_the_rows_the_page_reads():
-    source = inspect.getsource(torch.cuda.memory_summary)
-    for row in ("Allocated memory", "GPU reserved memory", "Non-releasable memory", "CUDA OOMs",
-                "cudaMalloc retries", "Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed"):
-        assert row in source, row
-    assert '("inactive_split_bytes", "Non-releasable memory"' in source
 
 
 @pytest.mark.cuda

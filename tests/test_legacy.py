@@ -1,7 +1,7 @@
 """What the older-code page (docs/{en,zh}/legacy.md) says of legacy APIs, pinned with real torch: legacy
 tensor types, an optimizer built before the move, `nn.DataParallel`.
 
-Each erratum in docs/data/errata/legacy.yml names one of these tests. Tests marked `cuda`, `multi_gpu`
+Each erratum in docs/data/errata/legacy.yml has its marked test here. Tests marked `cuda`, `multi_gpu`
 or `no_cuda` run only where the machine fits.
 """
 

@@ -1,6 +1,6 @@
 """What the modules page (docs/{en,zh}/modules.md) teaches and the guides got wrong, pinned with real torch.
 
-Each erratum in docs/data/errata/modules.yml names one of these tests. Tests marked `cuda` are skipped
+Each erratum in docs/data/errata/modules.yml has its marked test here. Tests marked `cuda` are skipped
 on machines without a GPU and run on the GPU job.
 """
 

@@ -70,22 +70,12 @@ def test_the_pinned_torch_no_longer_asks_for_cublas_workspace_config():
     assert any(p.name == "libtorch_cpu.so" for p in libraries)
     assert [p.name for p in libraries if _library_contains(p, b"uses CuBLAS and you have CUDA")] == []
     assert "CUBLAS_WORKSPACE_CONFIG" not in torch.use_deterministic_algorithms.__doc__
-    # the variable still sizes the workspace, and so does the function the page names
-    assert _library_contains(TORCH / "lib" / "libtorch_cuda.so", b"CUBLAS_WORKSPACE_CONFIG")
+    # the variable still sizes the workspace, and so does the function the page names; torch 2.15: the
+    # per-handle-and-stream cache is opt-in, and PyTorch's own operations bind their own workspace (the library's
+    # strings and the docstring: tests/data/citations.yml)
     assert callable(torch.backends.cuda.cublas_workspace_size)
-    # torch 2.15: the per-handle-and-stream cache is opt-in, and PyTorch's own operations bind their own workspace
-    assert _library_contains(TORCH / "lib" / "libtorch_cuda.so", b"TORCH_CUBLAS_WORKSPACE_CACHE")
-    doc = " ".join(torch.cuda.current_blas_handle.__doc__.split())
-    assert "the handle uses the BLAS library's default workspace unless ATen workspace caching is explicitly" in doc
-    assert "internal ATen operations may temporarily bind their own workspace to this handle" in doc
     for lang in ("en", "zh"):
         assert "`TORCH_CUBLAS_WORKSPACE_CACHE=1`" in (DOCS / lang / "reproducibility.md").read_text(encoding="utf-8")
-
-
-def test_deterministic_convolutions_follow_either_flag():
-    # the page: use_deterministic_algorithms(True) implies cudnn.deterministic for convolutions; the docstring
-    # lists convolutions among the operations that switch to a deterministic algorithm
-    assert "torch.nn.Conv2d` when called on CUDA tensor" in torch.use_deterministic_algorithms.__doc__
 
 
 def test_the_pages_examples_of_both_kinds_are_in_the_docstring():

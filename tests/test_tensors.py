@@ -1,6 +1,6 @@
 """What the tensors page (docs/{en,zh}/tensors.md) teaches and the guides got wrong, pinned with real torch.
 
-Each erratum in docs/data/errata/tensors.yml names one of these tests. Tests marked `cuda` or `multi_gpu`
+Each erratum in docs/data/errata/tensors.yml has its marked test here. Tests marked `cuda` or `multi_gpu`
 are skipped on machines without (enough) GPUs and run on the GPU job; the meta device stands in for a
 second device where the rule is the same on any machine.
 """

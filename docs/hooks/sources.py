@@ -6,13 +6,15 @@ erratum by its title, written in each language (`title` in the data); its id is 
 Data, each file checked against docs/data/<kind>.schema.json: `guides.yml`; `coverage/<page>.yml` (guide
 sections that docs/<lang>/<page>.md covers, at a heading id); `errata/<page>.yml` (claims whose truth that page
 shows, at a heading id). A bad file fails the build with one line naming the file and the field. References are
-ordinary links, so MkDocs' `validation` checks their heading ids; tests/test_sources.py asks pytest whether
-each erratum's test exists. This module computes what the pages say (*_facts: plain data); the templates
+ordinary links, so MkDocs' `validation` checks their heading ids. An erratum's test is the one marked
+`@pytest.mark.erratum("<id>")` in tests/ (the mark is the only link; tests/test_sources.py checks that every erratum
+has one and every mark names an erratum). This module computes what the pages say (*_facts: plain data); the templates
 docs/overrides/sources/*.md lay it out, with the words of docs/data/text/<lang>/sources.yml.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path, PurePosixPath
 
@@ -31,8 +33,22 @@ def _read(path: Path, kind: str, repo: Path) -> list[dict]:
     return load_data(path, repo / "docs" / "data" / f"{kind}.schema.json", repo) or []
 
 
+def erratum_marks(repo: Path = REPO) -> dict[str, list[str]]:
+    """Erratum id -> the tests (path::function) whose `@pytest.mark.erratum(...)` names it, read from tests/."""
+    marks: dict[str, list[str]] = {}
+    for path in sorted((repo / "tests").rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                for deco in node.decorator_list:
+                    if isinstance(deco, ast.Call) and ast.unparse(deco.func) == "pytest.mark.erratum":
+                        for arg in deco.args:
+                            marks.setdefault(arg.value, []).append(f"{path.relative_to(repo).as_posix()}::{node.name}")
+    return marks
+
+
 def load(repo: Path = REPO) -> dict:
-    """The guides, coverage, errata and words, checked; coverage and errata entries gain their `page`."""
+    """The guides, coverage, errata and words, checked; coverage and errata entries gain their `page`, errata their
+    `tests` (from the marks)."""
     data_dir = repo / "docs" / "data"
     guides = _read(data_dir / "guides.yml", "guides", repo)
     sections = [(g["number"], s) for g in guides for s in g["sections"]]
@@ -52,7 +68,9 @@ def load(repo: Path = REPO) -> dict:
     covered = {(e["guide"], e["section"]) for e in found["coverage"]}
     if uncovered := [f"guide {g}, section “{s}”" for g, s in sections if (g, s) not in covered]:
         raise PluginError(f"docs/data/guides.yml: {uncovered[0]} is covered by no page (docs/data/coverage/)")
+    tests = erratum_marks(repo)
     for e in found["errata"]:
+        e["tests"] = tests.get(e["id"], [])
         if [x["id"] for x in found["errata"]].count(e["id"]) > 1:
             raise PluginError(f"{e['file']}: field 'id': {e['id']!r} names another erratum too (ids are anchors)")
     return {"repo": repo, "guides": guides, **found, "text": load_text("sources", repo)}
