@@ -95,10 +95,10 @@ COMPAT_ARGS ?=
 compat: install
 	$(BIN)/python tools/compat_run.py --python $(PYTHON) $(COMPAT_ARGS) $(RELEASES)
 
-# Each page's notebook, docs/<lang>/notebooks/<page>.ipynb, made again from the page (docs/hooks/notebooks.py): run
-# after changing a page with code, and commit them (tests/test_notebooks.py names any page whose notebook is stale)
+# Every page's notebook as the build makes it (docs/hooks/notebooks.py), in notebooks/<lang>/<page>.ipynb (ignored by
+# git), to open in Jupyter without building the site; the build makes its own, so there is nothing to commit
 notebooks: install
-	$(BIN)/python docs/hooks/notebooks.py
+	$(BIN)/python docs/hooks/notebooks.py notebooks
 
 clean:
 	rm -rf $(VENV) $(SITE_VENV) site

@@ -348,7 +348,7 @@ def _other_pages(built_site) -> list[str]:
     return [rel for rel in htmls if not rel.startswith("assets/") and rel.removesuffix("index.html") not in known]
 
 
-# what those should be: the 404 page, and the notebook page of every page with code (docs/hooks/notebook_pages.py)
+# what those should be: the 404 page, and the notebook page of every page with code (docs/hooks/notebooks.py)
 def _notebook_page(page: Page) -> str:
     """The built notebook page of a page: notebooks/devices/index.html, zh/notebooks/index.html (the home's)."""
     language_root = page.url.removesuffix(f"{page.stem}/")

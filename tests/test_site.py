@@ -355,7 +355,7 @@ def test_the_deployed_build_links_under_its_address_and_edits_the_page_source(de
     complaints = _complaints(build.stderr)  # the broken link's, in each language, and nothing else
     assert complaints and all("no-such-heading" in line for line in complaints), build.stderr[-4000:]
     # every notebook of both languages came from built_site's rendering (mkdocs-jupyter logs each one it renders)
-    assert "Converting notebook" not in build.stderr, "notebooks rendered again: docs/hooks/notebook_pages.py's cache"
+    assert "Converting notebook" not in build.stderr, "notebooks rendered again: docs/hooks/notebooks.py's cache"
     assert sitemap_problems(site, site_url) == []
     assert language_link_problems(site, site_url) == []
 

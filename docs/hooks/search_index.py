@@ -107,7 +107,7 @@ def anchor_words(entry: dict) -> dict:
 
 @event_priority(-50)  # after Material's search plugin has added the page's entries
 def on_page_context(context, page, config, nav):
-    if page.file.src_uri.endswith(".ipynb"):  # a page's notebook, rendered as a page (notebook_pages.py)
+    if page.file.src_uri.endswith(".ipynb"):  # a page's notebook, rendered as a page (notebooks.py)
         NOTEBOOK_PAGES.add(page.url)
     keywords = page.meta.get("keywords")
     if not keywords:
