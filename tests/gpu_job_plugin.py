@@ -104,21 +104,24 @@ def pytest_collection_modifyitems(config, items):
 def pytest_runtest_setup(item):
     stop_at = item.config.getoption("gpu_job_stop_at")
     if stop_at is not None and time.time() > stop_at:
-        if snippet_runs._pool.cache_info().currsize:  # programs queued for later tests: none of those will run
-            snippet_runs._pool().shutdown(wait=False, cancel_futures=True)
-        item.config.stash[_CUT] = True
+        if snippet_runs._pool.cache_info().currsize and _CUT not in item.config.stash:
+            # programs queued for later tests: none of those will run; the ones running are kept to be killed
+            # (shutdown forgets its processes)
+            pool = snippet_runs._pool()
+            item.config.stash[_CUT] = list((pool._processes or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
         pytest.skip(CUT_REASON)
 
 
-_CUT = pytest.StashKey[bool]()
+_CUT = pytest.StashKey[list]()
 
 
 def pytest_unconfigure(config):
     # a cut run ends now: the programs still running for tests that will not read them are killed, or the
-    # interpreter's exit would wait for them (concurrent.futures joins its pools' processes)
-    if config.stash.get(_CUT, False) and snippet_runs._pool.cache_info().currsize:
-        for process in list(getattr(snippet_runs._pool(), "_processes", {}).values()):
-            process.kill()
+    # interpreter's exit would wait for them (concurrent.futures joins its pools' processes); what they started,
+    # tools/gpu_job.py's supervisor ends
+    for process in config.stash.get(_CUT, []):
+        process.kill()
 
 
 def what_ran(run: tuple[str, tuple] | None) -> dict:

@@ -10,7 +10,7 @@ import gzip
 import shutil
 from pathlib import Path
 
-from site_pages import REPO
+REPO = Path(__file__).resolve().parent.parent  # not site_pages': tools/gpu_job.py runs without mkdocs
 
 SHARED_MNIST = REPO.parent / "shared" / "data" / "mnist" / "MNIST" / "raw"
 CARRIED_MNIST = REPO / ".mnist" / "MNIST" / "raw"  # a git-ignored copy, for a GPU box where ../shared does not travel
