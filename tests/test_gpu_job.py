@@ -1,14 +1,13 @@
-"""The GPU job (tools/gpu_job.py, `make gpu-job`): its benchmark plan fits the time it is given, its folder holds
-records that load as the site loads them, named as in docs/data/, and its test run keeps what a GPU can change.
+"""The GPU job (tools/gpu_job.py, `make gpu-job`): its stages leave no process behind, its plan runs every rung of
+the ladder, its records load as the site loads them, and its test run keeps what a GPU can change.
 
-The whole job is rehearsed on a CPU by `make gpu-job-rehearsal` (minutes: it runs the tests and the benchmark);
-here its writers and checks run on a small folder made from a verification record, committed benchmark records
-and snippet runs, as the job makes them.
+The whole job is rehearsed on a CPU by `make gpu-job-rehearsal` (minutes); here its parts run on their own.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -27,53 +26,99 @@ from snippet_runs import Run
 from verification_record import build_record, command_args, record_path
 
 sys.path.insert(0, str(REPO / "tools"))
+sys.path.insert(0, str(REPO / "snippets" / "mnist"))
 import gpu_job
+import train
 
-BENCHMARKS = sorted((DOCS / "data" / "benchmarks").glob("*.json"))
-RUNGS = ["dataloader", "dataloader-tuned", "resident", "resident-manual", "resident-graph"]
+# what the review found alive 19 minutes after a rehearsal (a forkserver, its child blocked, the resource tracker),
+# and a process in a session of its own, as torchrun starts its workers: out of reach of a process-group kill
+LEAVER = """
+import json, multiprocessing, os, subprocess, sys, time
+from multiprocessing import resource_tracker
 
-
-def estimates() -> dict:
-    return gpu_job.epoch_estimates([json.loads(p.read_text(encoding="utf-8")) for p in BENCHMARKS])
-
-
-def test_the_estimates_are_the_newest_gpu_records():
-    def record(kind, date, seconds, pipeline="dataloader"):
-        return {"device_kind": kind, "date": date, "pipeline": pipeline, "batch_size": 64,
-                "median_seconds_per_epoch": seconds}
-
-    found = gpu_job.epoch_estimates([record("cuda", "2026-11-22T08:00:00Z", 11.0),
-                                     record("cuda", "2026-12-01T08:00:00Z", 9.0),
-                                     record("cpu", "2026-12-02T08:00:00Z", 3.0),
-                                     record("cuda", "2026-11-22T08:00:00Z", 0.8, "resident")])
-    assert found == {("dataloader", 64): 9.0, ("resident", 64): 0.8}
-    assert gpu_job.estimate(found, "resident-graph", 64) == 0.8  # no record of its own: the resident rung's
-    assert {b for _, b in estimates()} == set(gpu_job.BATCH_SIZES)  # the committed GPU records cover each size
-
-
-@pytest.mark.parametrize("seconds", [150, 215, 305, 400])
-def test_the_benchmark_plan_runs_every_rung_and_fits_the_time(seconds):
-    plan = gpu_job.plan_bench(seconds, estimates(), RUNGS, gpu_job.BATCH_SIZES)
-    assert sorted(r for g in plan["groups"] for r in g["rungs"]) == sorted(RUNGS)
-    slow = next(g for g in plan["groups"] if "dataloader" in g["rungs"])
-    fast = next(g for g in plan["groups"] if "resident" in g["rungs"])
-    assert fast["epochs"] == gpu_job.DEFAULT_EPOCHS
-    if slow["epochs"] > gpu_job.MIN_EPOCHS:  # the fewest epochs run even when they do not fit
-        assert sum(g["estimate_seconds"] for g in plan["groups"]) <= seconds
-    more = gpu_job.plan_bench(seconds + 60, estimates(), RUNGS, gpu_job.BATCH_SIZES)
-    assert next(g for g in more["groups"] if "dataloader" in g["rungs"])["epochs"] >= slow["epochs"]
-    assert bool(plan["cut"]) == (slow["epochs"] < gpu_job.DEFAULT_EPOCHS)
+if __name__ == "__main__":
+    context = multiprocessing.get_context("forkserver")
+    blocked = context.Process(target=time.sleep, args=(600,))
+    blocked.start()
+    lock = context.Lock()  # a semaphore, which the resource tracker tracks
+    own_session = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    pids = {"blocked": blocked.pid, "forkserver": multiprocessing.forkserver._forkserver._forkserver_pid,
+            "tracker": resource_tracker._resource_tracker._pid, "own session": own_session.pid}
+    with open(sys.argv[1] + ".part", "w") as out:
+        json.dump(pids, out)
+    os.replace(sys.argv[1] + ".part", sys.argv[1])
+    if sys.argv[2] == "hangs":
+        time.sleep(600)
+    os._exit(0)  # no atexit: the blocked child holds the forkserver's and the tracker's pipes open
+"""
 
 
-def test_with_time_enough_nothing_is_cut():
-    plan = gpu_job.plan_bench(3600, estimates(), RUNGS, gpu_job.BATCH_SIZES)
-    assert plan["cut"] == [] and {g["epochs"] for g in plan["groups"]} == {gpu_job.DEFAULT_EPOCHS}
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the supervisor reads /proc (Linux)")
+@pytest.mark.parametrize("mode", ["exits", "hangs"])
+def test_a_stage_leaves_no_process_behind_when_it_ends_or_times_out(tmp_path, mode):
+    (tmp_path / "leaver.py").write_text(LEAVER, encoding="utf-8")
+    pids_file = tmp_path / "pids.json"
+    limit = 60 if mode == "exits" else 20  # it starts four processes in a few seconds, even on a busy machine
+    stage = gpu_job.run_stage("leaver", [sys.executable, str(tmp_path / "leaver.py"), str(pids_file), mode], limit,
+                              tmp_path / "leaver.log")
+    assert pids_file.is_file(), (tmp_path / "leaver.log").read_text(encoding="utf-8")
+    pids = json.loads(pids_file.read_text(encoding="utf-8"))
+    assert stage["timed_out"] == (mode == "hangs") and stage["returncode"] == (0 if mode == "exits" else -2), stage
+    assert [name for name, pid in pids.items() if alive(pid)] == []
+    # after a stage that exited, all four were left (each named); at the limit, Ctrl-C to the stage's group may
+    # end the rest before the supervisor looks, but never the process in a session of its own
+    ended = {int(line.split()[0]) for line in stage["left_behind"]}
+    assert (set(pids.values()) if mode == "exits" else {pids["own session"]}) <= ended, stage["left_behind"]
+    assert "leaver.py" in stage["command"] and stage["limit_seconds"] == limit
+
+
+def test_the_plan_runs_every_rung_at_every_batch_size_within_ten_minutes():
+    assert sorted(gpu_job.RESIDENT + gpu_job.LOADER) == sorted(train.PIPELINES)
+    assert gpu_job.CUDA_ONLY == train.CUDA_ONLY
+    assert gpu_job.BATCH_SIZES == (64, 256, 1024)  # issue 52: every rung at these, the loader probe with dataloader
+    stages = [*gpu_job.LIMITS.values(), gpu_job.TESTS_SECONDS + gpu_job.TESTS_MARGIN]
+    assert sum(stages) + gpu_job.GRACE * len(stages) <= 600 - 30  # 30 s for the kills, the check, the README
+
+
+def test_a_stage_whose_packages_are_missing_gets_one_line_with_the_pins(monkeypatch):
+    monkeypatch.setitem(gpu_job.NEEDS, "bench", {"json": "json", "no_such_module_here": "tqdm"})
+    pin = next(line for line in (REPO / "requirements.txt").read_text().splitlines() if line.startswith("tqdm=="))
+    assert gpu_job.missing("bench") == f"this Python lacks tqdm (pip install {pin})"
+    monkeypatch.setitem(gpu_job.NEEDS, "bench", {"json": "json"})
+    assert not gpu_job.missing("bench")
+
+
+def test_a_job_whose_stages_lack_packages_names_them_and_its_torch_and_fails(tmp_path, monkeypatch):
+    # a GPU owner's Python may hold torch, torchvision and pytest alone: env runs, each other stage is one line
+    for stage in gpu_job.NEEDS:
+        monkeypatch.setitem(gpu_job.NEEDS, stage, {"no_such_module_here": "jsonschema"})
+    assert gpu_job.main(["--dry-run", "--out", str(tmp_path / "run")]) == 1
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert [s["stage"] for s in manifest["stages"]] == ["env"] and manifest["not_run"] == ["tests", "bench"]
+    readme = (tmp_path / "run" / "README.md").read_text(encoding="utf-8")
+    assert f"torch {train.torch.__version__} (CUDA {train.torch.version.cuda})" in readme
+    pin = next(line for line in (REPO / "requirements.txt").read_text().splitlines() if line.startswith("jsonschema"))
+    assert f"- bench: not run: this Python lacks jsonschema (pip install {pin})\n" in readme
+
+
+def test_the_reason_a_cut_test_gives_is_the_plugins_and_has_words_in_every_language():
+    # a GPU record with tests cut for time shows that reason on the pages' stamps
+    assert gpu_job.CUT_REASON == gpu_job_plugin.CUT_REASON
+    for lang in ("en", "zh"):
+        words = yaml.safe_load((DOCS / "data" / "text" / lang / "verification.yml").read_text(encoding="utf-8"))
+        assert gpu_job_plugin.CUT_REASON in words["skip_reasons"], lang
 
 
 def a_job_folder(tmp_path: Path) -> Path:
-    """A folder as the job leaves it after a GPU run: a verification record (built as the plugin builds it), two
-    snippet runs written by the tests' listener, the GPU outputs record made from them, committed GPU benchmark
-    records, the manifest."""
+    """A folder as a GPU run leaves it: a verification record (built as the plugin builds it), two snippet runs
+    written by the tests' listener, the GPU outputs record made from them, committed GPU benchmark records."""
     folder = tmp_path / "gpu-run"
     page, snippet = "docs/en/devices.md", "snippets/devices/gpu_details.py"
     record = {
@@ -89,56 +134,33 @@ def a_job_folder(tmp_path: Path) -> Path:
     path.write_text(json.dumps(record), encoding="utf-8")
     for name, out in ((snippet, "1 GPU(s); cuda:0 = NVIDIA H200\n"), ("snippets/tensors/create.py", "tensor\n")):
         gpu_job_plugin.write_snippet_run(folder / "snippet-outputs", name, Run(f"python {name}", 0, out, ""))
-    outputs, _ = gpu_job.gpu_outputs_record(record, gpu_job.snippet_runs(folder), "2026-12-01-h200")
-    (folder / "gpu-outputs").mkdir()
-    (folder / "gpu-outputs" / outputs["verification_record"]).write_text(json.dumps(outputs), encoding="utf-8")
+    m = {"run_name": "2026-12-01-h200", "cut": []}
+    gpu_job.gpu_outputs(folder, m)
     (folder / "benchmarks").mkdir()
-    for source in (p for p in BENCHMARKS if "_cuda_" in p.name):
+    for source in (DOCS / "data" / "benchmarks").glob("*_cuda_*.json"):
         shutil.copy(source, folder / "benchmarks")
-    manifest = {"run_name": "2026-12-01-h200", "env": {}, "cut": [], "command": "python3 tools/gpu_job.py",
-                "stages": [{"stage": "env", "command": "python3 -c ...", "seconds": 1.5}]}
-    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    (folder / "README.md").write_text("# GPU job\n", encoding="utf-8")
     return folder
 
 
-def test_a_job_folder_holds_records_the_site_loads_under_their_docs_data_names(tmp_path):
+def test_a_job_folder_holds_records_the_site_loads(tmp_path):
     folder = a_job_folder(tmp_path)
     assert gpu_job.check_folder(folder) == []
-    assert sorted(p.name for p in (folder / "verification").iterdir()) == ["2026-12-01_cuda_nvidia-h200.json"]
-    outputs = json.loads(next((folder / "gpu-outputs").iterdir()).read_text(encoding="utf-8"))
+    [written] = (folder / "gpu-outputs").iterdir()
+    assert written.name == "2026-12-01_cuda_nvidia-h200.json"  # its verification record's name, as docs/data has it
+    outputs = json.loads(written.read_text(encoding="utf-8"))
     # only the snippet that names CUDA, as it printed it
     assert outputs["outputs"] == {"snippets/devices/gpu_details.py": "1 GPU(s); cuda:0 = NVIDIA H200\n"}
     assert outputs["source"].startswith("shared/gpu-runs/2026-12-01-h200/snippet-outputs/")
-    assert gpu_job.validate(folder) and set(gpu_job.validate(folder).values()) == {"ok"}
 
 
-def test_the_check_names_a_record_the_site_would_refuse_or_misname(tmp_path):
+def test_the_check_names_a_record_the_site_would_refuse(tmp_path):
     folder = a_job_folder(tmp_path)
     bench = next((folder / "benchmarks").iterdir())
     record = json.loads(bench.read_text(encoding="utf-8"))
-    bench.rename(bench.with_name("renamed.json"))
-    assert gpu_job.check_folder(folder) == [f"benchmarks/renamed.json: named {bench.name} in docs/data/benchmarks/"]
     del record["test_accuracy"]
-    bench.with_name("renamed.json").write_text(json.dumps(record), encoding="utf-8")
+    bench.write_text(json.dumps(record), encoding="utf-8")
     problems = gpu_job.check_folder(folder)
-    assert problems and "field 'test_accuracy'" in problems[0], problems
-
-
-def test_the_check_names_an_output_that_is_not_what_the_run_printed(tmp_path):
-    folder = a_job_folder(tmp_path)
-    (folder / "snippet-outputs" / "snippets_devices_gpu_details.py.out").write_text("other\n", encoding="utf-8")
-    assert gpu_job.check_folder(folder) == [
-        "gpu-outputs/2026-12-01_cuda_nvidia-h200.json: snippets/devices/gpu_details.py is not what the run printed"]
-
-
-def test_a_page_blocks_run_with_its_warnings_is_written_as_json():
-    # block-outputs/<worker>.jsonl: a block's run holds the warnings it raised (block_warnings.Warned), which json
-    # cannot write as they are; one such block (legacy.md's) stopped the job's tests stage with an internal error
-    warned = Warned("FutureWarning", "old spelling", str(REPO / "snippets/x.py"), 3)
-    line = json.dumps(gpu_job_plugin.what_ran(("1\n", (warned,))))
-    assert json.loads(line) == {"printed": "1\n", "warnings": ["FutureWarning: old spelling (snippets/x.py:3)"]}
-    assert gpu_job_plugin.what_ran(None) == {"printed": None, "warnings": []}
+    assert len(problems) == 1 and bench.name in problems[0] and "field 'test_accuracy'" in problems[0], problems
 
 
 def test_a_snippet_that_failed_or_printed_nothing_is_left_out_of_the_gpu_outputs(tmp_path):
@@ -149,20 +171,19 @@ def test_a_snippet_that_failed_or_printed_nothing_is_left_out_of_the_gpu_outputs
                                      Run("python y", 0, "", ""))
     verification = {"date": "2026-12-01T10:00:00Z", "device_type": "cuda", "device_name": "NVIDIA H200",
                     "torch_version": "2.11.0", "commit": "0" * 40}
-    record, left = gpu_job.gpu_outputs_record(verification, gpu_job.snippet_runs(folder), "x")
+    record, left = gpu_job.gpu_outputs_record(verification, "v.json", gpu_job.snippet_runs(folder), "x")
     assert record["outputs"] == {}
     assert left == ["snippets/devices/gpu_details.py: exited with status 1",
                     "snippets/performance/cuda_events.py: printed nothing"]
 
 
-def test_block_outputs_of_every_process_become_one_file(tmp_path):
-    parts = tmp_path / "block-outputs"
-    parts.mkdir()
-    (parts / "gw0.jsonl").write_text('{"test": "b"}\n{"test": "a"}\n', encoding="utf-8")
-    (parts / "gw1.jsonl").write_text('{"test": "c"}\n', encoding="utf-8")
-    assert gpu_job.merge_block_outputs(tmp_path) == 3
-    assert [b["test"] for b in json.loads((tmp_path / "block-outputs.json").read_text())] == ["a", "b", "c"]
-    assert not parts.exists()
+def test_a_page_blocks_run_with_its_warnings_is_written_as_json():
+    # block-outputs/<worker>.jsonl: a block's run holds the warnings it raised (block_warnings.Warned), which json
+    # cannot write as they are; one such block (legacy.md's) stopped the job's tests stage with an internal error
+    warned = Warned("FutureWarning", "old spelling", str(REPO / "snippets/x.py"), 3)
+    line = json.dumps(gpu_job_plugin.what_ran(("1\n", (warned,))))
+    assert json.loads(line) == {"printed": "1\n", "warnings": ["FutureWarning: old spelling (snippets/x.py:3)"]}
+    assert gpu_job_plugin.what_ran(None) == {"printed": None, "warnings": []}
 
 
 def test_the_record_command_leaves_out_where_files_go():
@@ -181,19 +202,18 @@ def test_the_selection_keeps_what_a_gpu_can_change():
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "gpu_job_plugin", "--gpu-job-select",
          "--co", "-q", "docs/en/tensors.md", "tests/test_tensors.py"],
         cwd=REPO, capture_output=True, text=True, timeout=300)
-    kept = set(done.stdout.splitlines())
-    assert "docs/en/tensors.md::block 3 [snippets/tensors/create_cuda.py]" in kept  # marked cuda
+    kept = [line for line in done.stdout.splitlines() if "::" in line]
+    kept_blocks = {int(n) for n in re.findall(r"^docs/en/tensors\.md::block (\d+)", "\n".join(kept), re.M)}
+    # every block whose code names CUDA is kept (so are those with a GPU mark), and some block is left out
+    blocks = page_blocks(DOCS / "en" / "tensors.md")
+    assert {b.index for b in blocks if gpu_job.CUDA_CODE.search(b.expanded.code)} <= kept_blocks
+    assert kept_blocks and len(kept_blocks) < len(blocks), kept_blocks
     assert "tests/test_tensors.py::test_cpu_scalar_tensor_mixes_with_cuda" in kept  # marked cuda
-    assert "tests/test_tensors.py::test_a_cpu_generator_cannot_drive_cuda_sampling" in kept
-    # a block with no CUDA in its code is left out, as is a test with none
-    assert "block 2 [snippets/tensors/create.py]" in [b.label for b in page_blocks(DOCS / "en" / "tensors.md")]
-    assert "docs/en/tensors.md::block 2 [snippets/tensors/create.py]" not in kept
-    assert "def test_get_device_is_minus_one_on_cpu" in (REPO / "tests" / "test_tensors.py").read_text()
-    assert "tests/test_tensors.py::test_get_device_is_minus_one_on_cpu" not in kept
-    assert any("deselected" in line for line in kept), done.stdout[-2000:]
+    assert "tests/test_tensors.py::test_get_device_is_minus_one_on_cpu" not in kept  # no CUDA in its code
+    assert any("deselected" in line for line in done.stdout.splitlines()), done.stdout[-2000:]
 
 
-def test_bad_arguments_get_one_line(tmp_path, capsys):
+def test_bad_arguments_get_one_line(tmp_path):
     (tmp_path / "x").write_text("", encoding="utf-8")
     with pytest.raises(SystemExit) as stop:
         gpu_job.main(["--out", str(tmp_path)])
@@ -201,13 +221,6 @@ def test_bad_arguments_get_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         gpu_job.main([])
     assert str(stop.value).startswith("gpu_job.py: say where the run's folder goes")
-
-
-def test_the_reason_a_cut_test_gives_has_words_in_every_language():
-    # a GPU record with tests cut for time shows that reason on the pages' stamps
-    for lang in ("en", "zh"):
-        words = yaml.safe_load((DOCS / "data" / "text" / lang / "verification.yml").read_text(encoding="utf-8"))
-        assert gpu_job_plugin.CUT_REASON in words["skip_reasons"], lang
 
 
 def test_under_xdist_only_the_controller_writes_the_verification_record(tmp_path):
