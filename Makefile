@@ -65,21 +65,18 @@ test-page: install browser cjk-font
 	@test -n "$(PAGE)" || { echo "make test-page: name the page, e.g. make test-page PAGE=tensors" >&2; exit 2; }
 	$(BIN)/python -m pytest --page $(PAGE) $(PYTEST_ARGS)
 
-# On a machine with an NVIDIA GPU, within 7.5 minutes (tools/gpu_job.py; on a lent GPU: tools/README.md): the page
-# blocks and tests a GPU can change, with their verification record (docs/data/verification/, the pages' stamps)
-# and what each CUDA snippet printed (docs/data/gpu-outputs/), then the benchmark: every rung (resident-graph
-# included) at every batch size, with where the plain DataLoader's time goes, its epochs sized to the time left.
-# Every record goes into one folder, GPU_RUN, named as in docs/data/; its README says what was cut. The browser,
-# notebook and site tests are left out (no GPU changes what they check; the CPU run has them).
-# GPU_PYTHON: the lent machine's own python3 and torch; the gpu workflow's: the project's venv
+# On a machine with an NVIDIA GPU, in under 10 minutes (tools/gpu_job.py, tools/README.md): the page blocks and
+# tests a GPU can change, with their verification record and what each CUDA snippet printed, then the MNIST benchmark
+# (every rung at batch 64, 256 and 1024), each stage under its own limit, into one folder, GPU_RUN, whose README says
+# what ran, on which torch, and what was cut. GPU_PYTHON: any Python with torch (the project's: .venv/bin/python)
 GPU_PYTHON ?= python3
 GPU_RUN ?= gpu-run/$(shell date -u +%Y-%m-%d)
 GPU_JOB_ARGS ?=
 gpu-job:
 	$(GPU_PYTHON) tools/gpu_job.py --out $(GPU_RUN) $(GPU_JOB_ARGS)
 
-# The same job rehearsed on this machine's CPU (minutes): the same stages, test selection, writers and checks;
-# CUDA blocks skipped with their reason, the benchmark on the CPU with one timed epoch
+# The same plan rehearsed on this machine's CPU (minutes): the devices page's tests, CUDA blocks skipped with their
+# reason; the benchmark on the CPU at batch 1024, one timed epoch per rung
 gpu-job-rehearsal: install
 	rm -rf gpu-run/rehearsal
 	$(BIN)/python tools/gpu_job.py --dry-run --out gpu-run/rehearsal
