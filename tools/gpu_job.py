@@ -58,13 +58,13 @@ RECORD_NAME = re.compile(r"^snippets/[a-z_]+/[a-z_]+\.py$")  # docs/data/gpu-out
 SCHEMAS = {"verification": "verification.schema.json", "gpu-outputs": "gpu-outputs.schema.json",
            "benchmarks": "benchmark.schema.json"}
 ENV_PROBE = r"""
-import json, platform, subprocess, time
+import json, platform, shutil, subprocess, time
 import torch, torchvision
 def gauge():  # bench.gauge's work: its idle reading here is the benchmark's --quiet-gauge
     start = time.perf_counter(); sum(range(3 * 10**7)); return time.perf_counter() - start
 def git(*args):
-    done = subprocess.run(["git", *args], capture_output=True, text=True)
-    return done.stdout.strip() if done.returncode == 0 else None
+    done = shutil.which("git") and subprocess.run(["git", *args], capture_output=True, text=True)
+    return done.stdout.strip() if done and done.returncode == 0 else None
 cpu = [line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")] or [None]
 n = torch.cuda.device_count() if torch.cuda.is_available() else 0
 print(json.dumps({"python": platform.python_version(), "torch": torch.__version__, "torch_cuda": torch.version.cuda,
