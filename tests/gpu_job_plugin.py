@@ -81,10 +81,13 @@ def gpu_relevant(item) -> bool:
 
 
 def pytest_configure(config):
-    # the verification record's summary imports torch (its CUDA GPUs): in an xdist controller, which collects
-    # nothing, that import would come at the end, after the job's time for tests; it comes here, beside the workers'
+    # the verification record's summary imports torch and torchvision (its CUDA GPUs, bench.py's device names): in
+    # an xdist controller, which collects nothing, that import would come at the end, after the job's time for
+    # tests (a busy 2-core machine took over 50 s there, and the stage was stopped before the record); it comes
+    # here, beside the workers'
     if config.getoption("verification_record", False):
         import torch  # noqa: F401
+        import torchvision  # noqa: F401
     folder = config.getoption("gpu_job_outputs")
     if folder is not None:
         snippet_runs.run_listeners.append(
