@@ -30,6 +30,19 @@ def restore_rng():
     random.setstate(py)
 
 
+def test_the_opening_cites_the_note_as_steps_not_as_a_promise():
+    # docs.pytorch.org/docs/stable/notes/randomness.html: "Completely reproducible results are not guaranteed
+    # across PyTorch releases, individual commits, or different platforms" ... "some steps you can take to limit
+    # the number of sources of nondeterministic behavior for a specific platform, device, and PyTorch release"
+    note = "(https://docs.pytorch.org/docs/stable/notes/randomness.html)"
+    for lang, steps, promise in (("en", "on one platform, device and release", "promises that only"),
+                                 ("zh", "在同一平台、同一设备、同一版本上", "上这样承诺")):
+        page = (DOCS / lang / "reproducibility.md").read_text(encoding="utf-8")
+        opening = " ".join(page[page.index("\n\n", page.index('!!! abstract')) : page.index("\n## ")].split())
+        assert note in opening and steps in opening.replace("\n", ""), lang
+        assert promise not in page, lang
+
+
 # ---- seeds -------------------------------------------------------------------------------------------------
 
 
