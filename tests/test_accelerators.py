@@ -51,6 +51,7 @@ def test_mps_memory_functions_exist_and_check_the_fraction_without_a_device():
     ({"CUDA_VISIBLE_DEVICES": "0,1", "HIP_VISIBLE_DEVICES": "1"}, [1]),  # HIP's wins over it
     ({"ROCR_VISIBLE_DEVICES": "0,1"}, [0, 1]),  # ROCR alone: that many GPUs
     ({"ROCR_VISIBLE_DEVICES": "0,1", "HIP_VISIBLE_DEVICES": "1"}, [1]),  # HIP chooses among ROCR's
+    ({"ROCR_VISIBLE_DEVICES": "0,1", "CUDA_VISIBLE_DEVICES": "1"}, [0, 1]),  # ROCR without HIP: CUDA's unread
 ])
 def test_a_rocm_build_counts_the_gpus_its_variables_leave(monkeypatch, variables, visible):
     # the accelerators page: the rules of _parse_visible_devices, replayed as a ROCm build runs them
