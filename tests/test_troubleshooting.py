@@ -85,6 +85,16 @@ def test_merely_asking_is_available_makes_cuda_unusable_in_forked_workers():
     assert asked.stdout.strip().startswith(f"RuntimeError: {FORK_ERROR}")
 
 
+def test_the_section_points_at_the_check_that_leaves_forks_alone():
+    # is_available() poisons fork unless PYTORCH_NVML_BASED_CUDA_CHECK=1 (its docstring); devices.md explains it.
+    # Not run here: without NVML (no driver) the check falls back to the CUDA runtime and poisons fork anyway.
+    words = " ".join(torch.cuda.is_available.__doc__.split())
+    assert "will NOT poison fork if the environment variable ``PYTORCH_NVML_BASED_CUDA_CHECK=1`` is set" in words
+    for lang, page in _pages().items():
+        start = page.index("{ #cuda-in-workers }")
+        assert "[`PYTORCH_NVML_BASED_CUDA_CHECK=1`](devices.md#nvml-check)" in page[start:page.index("\n## ", start)], lang
+
+
 def test_without_the_question_the_forked_worker_gets_no_fork_error():
     # The same worker without it: on a GPU machine it makes its tensor, here it fails for want of a driver.
     result = _run(FORKED_WORKER_ON_GPU)
