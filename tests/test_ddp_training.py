@@ -127,7 +127,8 @@ def test_only_the_scripts_from_no_sync_on_bind_the_group_to_the_gpu():
     for script in ("ddp_no_sync.py", "ddp_unused.py", "sync_batchnorm.py", "fsdp_train.py"):
         assert binds in (REPO / "snippets/multi_gpu" / script).read_text(encoding="utf-8"), script
     assert "device_id=" not in (REPO / "snippets/multi_gpu/ddp_train.py").read_text(encoding="utf-8")
-    # ... so its closing barrier on NCCL takes the path that warns (tests/data/citations.yml)
+    # ... so with the legacy backend (nccl2 binds the group itself, below) its closing barrier takes the path
+    # that warns (tests/data/citations.yml)
     for lang in ("en", "zh"):
         text = section(lang, "device-id")
         assert "(#no-sync)" in text and "`ddp_train.py`" in text, lang
@@ -156,3 +157,24 @@ def test_a_torchrun_script_started_with_plain_python_says_so_in_one_line(script)
     done = run_snippet(f"snippets/multi_gpu/{script}").result(timeout=300)  # `python snippets/multi_gpu/<script>`
     assert done.returncode == 1
     assert done.stderr.strip() == "start it with torchrun, as its docstring shows"
+
+
+def test_without_device_id_nccl2_binds_the_group_to_the_local_rank_s_gpu(monkeypatch):
+    # ddp-training.md#device-id: _nccl2_device binds an unbound group to cuda:(LOCAL_RANK % GPUs), and barrier()
+    # takes a bound device before it reaches the branch that warns (that branch is the legacy backend's)
+    import inspect
+    from types import SimpleNamespace
+
+    import torch
+    from torch.distributed import distributed_c10d
+
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setenv("LOCAL_RANK", "3")
+    group = SimpleNamespace(bound_device_id=None)
+    options = SimpleNamespace(enable_reconfigure=False, process_group=group, global_ranks_in_group=[], group_rank=3)
+    assert distributed_c10d._nccl2_device(options) == torch.device("cuda", 1)
+    assert group.bound_device_id == torch.device("cuda", 1)
+    barrier = inspect.getsource(distributed_c10d.barrier)
+    assert barrier.index('getattr(group, "bound_device_id", None) is not None') < barrier.index("warnings.warn(")
+    for lang in ("en", "zh"):
+        assert "`_nccl2_device`" in section(lang, "device-id"), lang

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from distributed import run_python, section, start_python
+from distributed import run_python, section, start_python, torchrun_two_cpu_ranks
 from site_build import finished
 from snippet_runs import run_snippet
 
@@ -144,3 +144,72 @@ def test_a_torchrun_script_started_with_plain_python_says_so_in_one_line(script)
     done = run_snippet(f"snippets/multi_gpu/{script}").result(timeout=300)  # `python snippets/multi_gpu/<script>`
     assert done.returncode == 1
     assert done.stderr.strip() == "start it with torchrun, as its docstring shows"
+
+
+# ---- 2.15's two NCCL backends, monitored_barrier's groups (issue 50) ---------------------------------------------
+
+WHICH_NCCL = """\
+from torch.distributed.distributed_c10d import _FR_SELF_RECORDING_BACKENDS, Backend
+for name in ("nccl", "nccl-legacy"):
+    Backend._ensure_backend_registered(name)
+    print(name, Backend._plugins[name.upper()].creator_fn.__name__, name in _FR_SELF_RECORDING_BACKENDS)
+"""
+
+
+def test_nccl_builds_nccl2_unless_told_and_only_the_legacy_class_records_by_itself():
+    # distributed-debugging.md#debugging: "nccl" is ProcessGroupNCCL2 in 2.15.0, the earlier class is "nccl-legacy"
+    # or "nccl" with TORCH_DIST_USE_NCCL2=0; #flight-recorder: a group whose backend does not record itself gets
+    # PyTorch's recording hook (tests/data/citations.yml), which is what keeps nccl2's record
+    assert run_python(WHICH_NCCL, TORCH_DIST_USE_NCCL2=None).splitlines() == [
+        "nccl _create_nccl2_process_group False", "nccl-legacy _create_nccl_process_group True"]
+    assert run_python(WHICH_NCCL, TORCH_DIST_USE_NCCL2="0").splitlines() == [
+        "nccl _create_nccl_process_group True", "nccl-legacy _create_nccl_process_group True"]
+    for lang in ("en", "zh"):
+        text = section(lang, "debugging")
+        assert all(f"`{words}`" in text for words in (
+            "ProcessGroupNCCL2", 'backend="nccl-legacy"', "TORCH_DIST_USE_NCCL2=0")), lang
+
+
+def test_the_flight_recorder_recipe_sets_only_where_the_files_go():
+    # distributed-debugging.md#flight-recorder: the dump on a timeout is on by default (citations.yml, FlightRecorder.hpp)
+    for lang in ("en", "zh"):
+        recipe = section(lang, "flight-recorder").split("```console")[1].split("```")[0]
+        assert "export TORCH_FR_DUMP_TEMP_FILE=" in recipe, lang
+        assert "DUMP_ON_TIMEOUT" not in recipe and "MONITORING" not in recipe, lang
+
+
+def test_the_blocking_wait_section_links_the_code_of_both_backends():
+    # what each backend's header and library say is in citations.yml
+    for lang in ("en", "zh"):
+        text = section(lang, "blocking-wait")
+        assert "c10d/ProcessGroupNCCL.cpp)" in text and "c10d/nccl2/ProcessGroupNCCL.cpp)" in text, lang
+
+
+def test_monitored_barrier_takes_a_mixed_default_group_and_names_no_one_when_rank_0_is_stuck(tmp_path):
+    # distributed-debugging.md#monitored-barrier: "cpu:gloo,cuda:nccl" gives the group the CPU backend it needs
+    # (not run: building its NCCL half needs a GPU); with rank 0 absent, rank 1 learns only that its wait failed
+    from torch.distributed.distributed_c10d import BackendConfig
+
+    assert BackendConfig("cpu:gloo,cuda:nccl").get_device_backend_map() == {"cpu": "gloo", "cuda": "nccl"}
+    probe = tmp_path / "rank_0_stuck.py"
+    probe.write_text(RANK_0_STUCK, encoding="utf-8")
+    done = torchrun_two_cpu_ranks(str(probe), tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("rank 1: Rank 1 successfully reached monitoredBarrier, but received errors "
+                                  "while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.")
+    for lang in ("en", "zh"):
+        assert '`init_process_group("cpu:gloo,cuda:nccl")`' in section(lang, "monitored-barrier"), lang
+
+
+RANK_0_STUCK = """\
+import datetime, time, torch.distributed as dist
+dist.init_process_group("gloo")
+if dist.get_rank() == 0:
+    time.sleep(6)  # stuck elsewhere: it never reaches the barrier
+else:
+    try:
+        dist.monitored_barrier(timeout=datetime.timedelta(seconds=2))
+    except RuntimeError as error:
+        print(f"rank {dist.get_rank()}:", " ".join(str(error).split()))
+dist.destroy_process_group()
+"""
