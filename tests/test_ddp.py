@@ -156,3 +156,14 @@ def test_a_wrong_gloo_socket_ifname_stops_init_process_group(tmp_path):
     assert ("\nRuntimeError: [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/device.cc:84] "
             "ifa != nullptr. Unable to find address for: eht0\n") in done.stderr
     assert "ChildFailedError" in done.stderr
+
+
+def test_a_comma_separated_gloo_socket_ifname_is_a_list_gloo_trains_with(tmp_path):
+    # ddp.md#network-interface: PyTorch's docs allow "eth0,eth1,..." (used round-robin); the loopback twice works
+    check = subprocess.run([sys.executable, "snippets/multi_gpu/check_interface.py"], cwd=REPO, capture_output=True,
+                           env=dict(os.environ, GLOO_SOCKET_IFNAME="lo,lo"), text=True, timeout=300)
+    assert check.stdout == "Gloo can use lo,lo\n", check.stderr
+    done = torchrun_two_cpu_ranks("snippets/multi_gpu/ddp_train.py", tmp_path, GLOO_SOCKET_IFNAME="lo,lo")
+    assert done.returncode == 0, done.stderr[-3000:]
+    for lang in ("en", "zh"):
+        assert "`lo,lo`" in section(lang, "network-interface"), lang

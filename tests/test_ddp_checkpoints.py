@@ -131,3 +131,13 @@ def test_a_torchrun_script_started_with_plain_python_says_so_in_one_line(script)
     done = run_snippet(f"snippets/multi_gpu/{script}").result(timeout=300)  # `python snippets/multi_gpu/<script>`
     assert done.returncode == 1
     assert done.stderr.strip() == "start it with torchrun, as its docstring shows"
+
+
+def test_join_syncs_the_final_model_from_the_highest_of_the_last_ranks():
+    # ddp-checkpoints.md#join: the authoritative copy is the largest rank among the last joiners (an all-reduce MAX)
+    import inspect
+
+    from torch.nn.parallel import DistributedDataParallel
+
+    assert "We break ties via picking the larger rank." in inspect.getsource(DistributedDataParallel._sync_final_model)
+    assert "op=ReduceOp.MAX" in inspect.getsource(DistributedDataParallel._find_common_rank)
