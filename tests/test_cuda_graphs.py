@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import inspect
+import os
+import subprocess
+import sys
 from unittest import mock
 
 import pytest
@@ -71,3 +74,40 @@ def test_a_capture_that_makes_the_cpu_wait_fails():
         "    print('refused:', type(error).__name__)\n"
     )
     assert run.stdout.startswith("refused:"), run.stdout + run.stderr
+
+
+def test_graphs_are_not_cuda_only_in_2_15():
+    # cuda-graphs.md (opening): 2.15.0 has graphs for Intel GPUs and a device-agnostic accelerator graph
+    # (torch.Graph is TorchScript's IR graph, not this one)
+    import torch.accelerator.graphs
+    import torch.xpu.graphs
+
+    assert torch.xpu.graph is torch.xpu.graphs.graph
+    assert torch.xpu.make_graphed_callables is torch.xpu.graphs.make_graphed_callables
+    assert torch.accelerator.Graph is torch.accelerator.graphs.Graph
+    doc = " ".join(torch.accelerator.Graph.__doc__.split())
+    assert doc.startswith("Wrapper around an :ref:`accelerator<accelerators>` graph that supports capture and replay.")
+    for lang in LANGUAGES:
+        opening = _graphs_page(lang).split("\n## ")[0]
+        assert all(f"`{name}`" in opening for name in
+                   ("torch.xpu.graph", "torch.xpu.make_graphed_callables", "torch.accelerator.Graph")), lang
+        assert "CUDA only" not in opening and "只能用于 CUDA" not in opening, lang
+
+
+def test_make_graphed_callables_asks_for_11_warm_up_iterations_under_ddp():
+    doc = " ".join(torch.cuda.make_graphed_callables.__doc__.split())
+    assert "Currently, ``DataDistributedParallel`` needs 11 iterations for warm up. Default: ``3``." in doc
+    for lang in LANGUAGES:
+        section = _graphs_page(lang).split("{ #graphed-callables }")[1].split("\n## ")[0]
+        assert "`DistributedDataParallel`" in section and "11" in section, lang
+
+
+def test_the_cudagraphs_skip_reason_prints_without_torch_logs():
+    # cuda-graphs.md#reduce-overhead: the skip is logged at warning level on the "cudagraphs" artifact, which
+    # prints with TORCH_LOGS unset
+    code = ("from torch._inductor.cudagraph_utils import log_cudagraph_skip_and_bump_counter as skip\n"
+            "skip('skipping cudagraphs due to a test')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={k: v for k, v in os.environ.items() if k != "TORCH_LOGS"})
+    assert done.returncode == 0, done.stderr
+    assert "[__cudagraphs] skipping cudagraphs due to a test" in done.stderr

@@ -13,7 +13,7 @@ import pytest
 import torch
 from torch import nn
 
-from site_pages import SNIPPETS
+from site_pages import DOCS, LANGUAGES, SNIPPETS
 from snippet_runs import run_snippet
 
 
@@ -159,3 +159,16 @@ def test_without_a_gpu_synchronize_and_pinning_raise():
     with pytest.warns(UserWarning, match="pin_memory"):
         (batch,) = next(iter(loader))
     assert not batch.is_pinned()
+
+
+def test_a_non_blocking_copy_is_asynchronous_to_the_host_and_overlaps_kernels_only_from_a_copy_stream():
+    # performance.md#pinned-memory and #copies-that-wait: the docstring's words, and both sections send readers who
+    # want the copy beside kernels to the copy stream of streams.md
+    doc = " ".join(torch.Tensor.to.__doc__.split())
+    assert "the function attempts to perform the conversion asynchronously with respect to the host" in doc
+    for lang in LANGUAGES:
+        page = (DOCS / lang / "performance.md").read_text(encoding="utf-8")
+        for anchor in ("pinned-memory", "copies-that-wait"):
+            section = page.split(f"{{ #{anchor} }}")[1].split("\n#")[0]
+            assert "(streams.md#overlap-copy)" in section, (lang, anchor)
+        assert "overlaps the copy with the GPU's work" not in page and "让复制与 GPU 的计算重叠" not in page, lang

@@ -92,7 +92,8 @@ def test_the_section_points_at_the_check_that_leaves_forks_alone():
     assert "will NOT poison fork if the environment variable ``PYTORCH_NVML_BASED_CUDA_CHECK=1`` is set" in words
     for lang, page in _pages().items():
         start = page.index("{ #cuda-in-workers }")
-        assert "[`PYTORCH_NVML_BASED_CUDA_CHECK=1`](devices.md#nvml-check)" in page[start:page.index("\n## ", start)], lang
+        link = "[`PYTORCH_NVML_BASED_CUDA_CHECK=1`](devices.md#nvml-check)"
+        assert link in page[start : page.index("\n## ", start)], lang
 
 
 def test_without_the_question_the_forked_worker_gets_no_fork_error():
