@@ -4,11 +4,19 @@ blocking wait."""
 
 from __future__ import annotations
 
+import pathlib
+import platform
+import shutil
+import subprocess
+
 import pytest
+import torch
 
 from distributed import run_python, section, start_python, torchrun_two_cpu_ranks
 from site_build import finished
 from snippet_runs import run_snippet
+
+TORCH_LIB = pathlib.Path(torch.__file__).parent / "lib"
 
 # What the headers, docstrings and libraries of torch say of NCCL's variables, the flight recorder and blocking wait
 # is in tests/data/citations.yml; these are the runs and the page's words.
@@ -171,7 +179,7 @@ def test_nccl_builds_nccl2_unless_told_and_only_the_legacy_class_records_by_itse
 
 
 def test_the_flight_recorder_recipe_sets_only_where_the_files_go():
-    # distributed-debugging.md#flight-recorder: the dump on a timeout is on by default (citations.yml, FlightRecorder.hpp)
+    # distributed-debugging.md#flight-recorder: the dump on a timeout is on by default (citations.yml)
     for lang in ("en", "zh"):
         recipe = section(lang, "flight-recorder").split("```console")[1].split("```")[0]
         assert "export TORCH_FR_DUMP_TEMP_FILE=" in recipe, lang
@@ -213,3 +221,39 @@ else:
         print(f"rank {dist.get_rank()}:", " ".join(str(error).split()))
 dist.destroy_process_group()
 """
+
+
+NCCL2_CONSTRUCTOR = ("_ZN4c10d5nccl216ProcessGroupNCCLC2EN3c1013intrusive_ptrINS_5StoreENS2_6detail34intrusive_target_"
+                     "default_null_typeIS4_EEEEiiNS3_INS_16ProcessGroupNCCL7OptionsENS6_ISA_EEEE")
+
+
+def _argument_loads(code: list[str], variable: str, getter: str) -> list[str]:
+    """The instructions between the call before `variable`'s address is loaded and the call to `getter` after it."""
+    (at,) = [i for i, line in enumerate(code) if f"<c10d::{variable}>" in line]
+    after = next(i for i in range(at, len(code)) if "\tcall " in code[i])
+    before = max((i for i in range(at) if "\tcall " in code[i]), default=-1)
+    assert f"<c10d::{getter}(" in code[after], code[after]
+    return code[before + 1 : after]
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or not shutil.which("objdump") or not shutil.which("readelf"),
+                    reason="reads x86-64 machine code with binutils")
+def test_nccl2_reads_the_error_handling_and_blocking_wait_variables_with_the_legacy_defaults():
+    # distributed-debugging.md#debugging: no header says what nccl2 reads, so its constructor's code is read. Each
+    # variable is read by getCvarInt(name, default) or getCvarBool(name, default): the name's address goes to %rdi,
+    # the default to %esi
+    library = TORCH_LIB / "libtorch_cuda.so"
+    if not library.exists():
+        pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
+    symbols = subprocess.run(["readelf", "-Ws", str(library)], capture_output=True, text=True, check=True).stdout
+    address, size = next((int(f[1], 16), int(f[2])) for f in map(str.split, symbols.splitlines())
+                         if len(f) > 7 and f[7] == NCCL2_CONSTRUCTOR and f[3] == "FUNC")
+    code = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", f"--start-address={address:#x}",
+                           f"--stop-address={address + size:#x}", str(library)],
+                          capture_output=True, text=True, check=True, timeout=300).stdout.splitlines()
+    handling = _argument_loads(code, "TORCH_NCCL_ASYNC_ERROR_HANDLING", "getCvarInt")
+    assert any(line.endswith("mov    $0x3,%esi") for line in handling)  # 3 unless set, as in the legacy class
+    blocking = _argument_loads(code, "TORCH_NCCL_BLOCKING_WAIT", "getCvarBool")
+    assert any(line.endswith("xor    %esi,%esi") for line in blocking)  # off unless set
+    for lang in ("en", "zh"):
+        assert "`TORCH_NCCL_BLOCKING_WAIT`" in section(lang, "debugging"), lang
