@@ -28,6 +28,9 @@ from site_pages import DOCS, FENCE, pages
 NAMES = {
     "Understanding CUDA Memory Usage": "the title of PyTorch's page on the memory snapshot, linked by gpu-memory",
     "Active Cached Segment Timeline": "a view of PyTorch's memory viewer, named as its menu reads",
+    "OOM killer": "the Linux kernel's out-of-memory killer, as its documentation names it",
+    "pytorch-book": "the GitHub project of a source guide, as its owner spells it",
+    "CUDA on WSL": "the title of NVIDIA's guide to CUDA under WSL, linked by install",
 }
 WORD = r"(?<![\w.])[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*(?![\w.])"
 ENGLISH_RUN = re.compile(rf"{WORD}(?:\s+{WORD}){{3,}}")
@@ -133,6 +136,129 @@ def test_built_chinese_pages_hold_no_english_sentence(built_site):
 def test_every_allowed_name_is_on_a_chinese_page(built_site, name):
     # a name no page writes any more is taken off the list, so the list stays the names the pages use
     assert any(name in page.read_text(encoding="utf-8") for page in zh_pages(built_site)), name
+
+
+
+# ------------------------------------------------------------------------------------------- lone English words
+
+# The 2026-12-01 review (../shared/reviews/2026-12-01/chinese.md, §3.2) found 13 English common words standing alone
+# in Chinese sentences (“在 barrier 处等着”, “watchdog 线程”, “traceback 指向这一行”, “running 统计量”): too short
+# for the sentence check above, and each a word the site has Chinese for. A *lone English word* is a lowercase Latin
+# word of two letters or more (one letter is a variable: 第 n 步) in a block of text that holds Chinese. Passed:
+# - capitalised words: names and acronyms (GPU, CUDA, PyTorch, Gloo, BatchNorm);
+# - code, quotations and NAMES, left out as above, and paths, addresses and repositories (a word touching / . : # @
+#   or ASCII parentheses);
+# - a gloss: English that opens full-width parentheses or follows a comma in them (看门狗（watchdog）, （即流，stream）,
+#   （英文叫 activation checkpointing）), or stands right before a Chinese one (context（上下文）); English within a
+#   Chinese parenthesis is read (（或记录在 NumPy ndarray 中）);
+# - the words a Chinese page keeps in English: the Latin words of the glossary's Chinese terms (meta 设备, autocast),
+#   the Chinese terms of docs/data/terms.yml written in English (fork), and ENGLISH_WORDS, each with why.
+ENGLISH_WORDS = {
+    **dict.fromkeys(["torch", "torchrun", "torchvision", "pip", "conda", "py-spy", "argparse", "mkdocs-material"],
+                    "a program, package or module, named as it is typed"),
+    **dict.fromkeys(["shell", "bash", "cmd", "root"], "the shell and the superuser, as Chinese readers type them"),
+    **dict.fromkeys(["spawn", "forkserver", "pickle", "lambda"],
+                    "Python's start methods, its serialisation and its keyword, named as in its documentation"),
+    **dict.fromkeys(["all-reduce", "all-gather", "reduce-scatter"],
+                    "the collectives, as Chinese distributed-training writing names them (review of 2026-12-01, §3.2)"),
+    **dict.fromkeys(["dropout", "softmax", "logit", "logits", "one-hot", "ndarray", "schema"],
+                    "terms Chinese machine-learning and programming writing keeps in English"),
+}
+PLAIN_BLOCKS = {"p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "div", "summary", "details",
+                "tr", "table", "ul", "ol", "figcaption", "section", "nav", "header", "footer", "main", "article",
+                "label", "button", "form", "br"}
+LONE_WORD = re.compile(r"(?<![\w./:#@()-])[a-z][a-z'’]+(?:-[a-z]+)*(?![\w./:#@()-])")
+PARENTHESES = re.compile(r"（(?:[^（）]*[，、])?(?:英文叫|英文|即|也叫)? ?[A-Za-z][^（）]*）")  # a gloss: English first
+GLOSSED = re.compile(r"(?<![\w./:#@-])[A-Za-z][\w'’-]*(?=（[\u3400-\u9fff]+）)")
+
+
+class _ReadBlocks(_ReadText):
+    """_ReadText, with a ("break", "") between blocks, so that the words of one paragraph or cell read as one."""
+
+    def handle_starttag(self, tag, attrs):
+        if tag in PLAIN_BLOCKS:
+            self.read.append(("break", ""))
+        super().handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        if tag in PLAIN_BLOCKS:
+            self.read.append(("break", ""))
+        super().handle_endtag(tag)
+
+
+def kept_english_words() -> set[str]:
+    """The English words a Chinese page may write in its prose: ENGLISH_WORDS, the Latin words of the zh glossary's
+    terms (its first column) and the zh terms of docs/data/terms.yml written in Latin letters."""
+    glossary = (DOCS / "zh" / "glossary.md").read_text(encoding="utf-8")
+    terms = [row.split("|")[1] for row in glossary.splitlines() if row.startswith("| ") and row.count("|") > 3]
+    terms += list(yaml.safe_load((DOCS / "data" / "terms.yml").read_text(encoding="utf-8"))["zh"])
+    return set(ENGLISH_WORDS) | {word for term in terms for word in LONE_WORD.findall(term)}
+
+
+KEPT_ENGLISH_WORDS = kept_english_words()
+
+
+def lone_english_words(page_html: str, kept: set[str] = KEPT_ENGLISH_WORDS) -> list[str]:
+    """Each lone English word in the Chinese text of the page, as "word (…its context…)"."""
+    parser = _ReadBlocks()
+    parser.feed(page_html)
+    blocks, block = [], []
+    for where, text in [*parser.read, ("break", "")]:
+        if where == "text":
+            block.append(text)
+        elif where == "break" and block:
+            blocks.append("".join(block))
+            block = []
+    found = []
+    for text in blocks:
+        if not CJK.search(text):
+            continue
+        text = QUOTED.sub("“”", text)
+        for name in NAMES:
+            text = text.replace(name, "")
+        text = PARENTHESES.sub("（）", GLOSSED.sub("", text))
+        for match in LONE_WORD.finditer(text):
+            if match.group(0) not in kept:
+                context = " ".join(text[max(match.start() - 12, 0):match.end() + 12].split())
+                found.append(f"{match.group(0)} (…{context}…)")
+    return found
+
+
+def test_the_check_finds_lone_english_words_and_leaves_names_code_glosses_and_kept_words_alone():
+    page = (
+        "<p>其他进程都在 barrier 处等着；用 <code>dist.barrier()</code> 等齐。用自己的看门狗（watchdog）线程，"
+        "traceback 指向这一行。</p><p>BatchNorm 的 running 统计量；在 <em>import</em> 之前。</p>"
+        "<ul><li>NCCL 与 Gloo 在 GPU 上跑 PyTorch 和 DDP；报错 “Rank 1 failed to pass monitoredBarrier”</li>"
+        "<li>见 pytorch/pytorch#109478 和 snippets/mnist/train.py；context（上下文）另有所指</li>"
+        "<li>用 torchrun 启动，fork 出子进程，meta 设备上的 all-reduce</li></ul>"
+        "<table><tr><td>only English here, no Chinese</td><td>超时</td></tr></table>"
+        "<blockquote>一个 quoted word</blockquote><pre>进程 waiting</pre>"
+    )
+    found = lone_english_words(page)
+    assert [word.split()[0] for word in found] == ["barrier", "traceback", "running", "import"]
+    assert found[0] == "barrier (…其他进程都在 barrier 处等着；用 等齐。用…)"  # the code is left out of the context too
+    assert {"meta", "fork", "autocast", "torchrun"} <= KEPT_ENGLISH_WORDS
+
+
+@pytest.mark.every_page
+def test_built_chinese_pages_hold_no_lone_english_word(built_site):
+    found = [f"{page.relative_to(built_site)}: {word}" for page in zh_pages(built_site)
+             for word in lone_english_words(page.read_text(encoding="utf-8"))]
+    assert not found, f"{len(found)} English words alone in Chinese prose (write the site's Chinese term, code in " \
+                      "backticks, or a gloss in （）):\n" + "\n".join(found)
+
+
+@pytest.fixture(scope="module")
+def english_words_in_use(built_site) -> set[str]:
+    """The lowercase English words the built Chinese pages write in their prose, none of them kept."""
+    return {found.split()[0] for page in zh_pages(built_site)
+            for found in lone_english_words(page.read_text(encoding="utf-8"), kept=set())}
+
+
+@pytest.mark.parametrize("word", ENGLISH_WORDS)
+def test_every_kept_english_word_is_on_a_chinese_page(english_words_in_use, word):
+    # a word no page writes any more is taken off the list, so the list stays the words the pages use
+    assert word in english_words_in_use, word
 
 
 # ------------------------------------------------------------------------------------------ English-shaped pronouns
