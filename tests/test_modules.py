@@ -30,6 +30,13 @@ def test_module_to_replaces_buffers_and_keeps_parameters_only_where_it_can():
     assert bn.weight is not weight and bn.weight.device.type == "meta"
 
 
+def test_module_to_takes_only_floating_point_or_complex_dtypes():
+    # the page: a module's .to() takes a dtype too, but not every dtype its tensor counterpart takes
+    assert torch.ones(2).to(torch.int64).dtype == torch.int64
+    with pytest.raises(TypeError, match="only accepts floating point or complex dtypes"):
+        nn.Linear(3, 1).to(torch.int64)
+
+
 def test_module_to_is_in_place_and_returns_self():
     net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
     weight = net[0].weight

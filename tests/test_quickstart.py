@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+import torch
 from markdown.extensions.toc import slugify
 
 from site_pages import DOCS, LANGUAGES
@@ -86,3 +87,12 @@ def test_a_dataloader_yields_batches_where_its_dataset_tensors_are():
         inputs, labels = next(iter(DataLoader(data, batch_size=4)))
         assert inputs.device.type == labels.device.type == device
         assert inputs.shape == (4, 3)
+
+
+def test_to_returns_a_new_tensor_only_when_the_tensor_moves():
+    # move-model-and-batch: a tensor not yet on the device comes back new, the original unmoved; one already
+    # there comes back as itself
+    x = torch.ones(2)
+    moved = x.to("meta")  # meta stands in for the GPU
+    assert moved is not x and moved.device.type == "meta" and x.device.type == "cpu"
+    assert x.to(x.device) is x
