@@ -199,6 +199,8 @@ def test_monitored_barrier_takes_a_mixed_default_group_and_names_no_one_when_ran
     from torch.distributed.distributed_c10d import BackendConfig
 
     assert BackendConfig("cpu:gloo,cuda:nccl").get_device_backend_map() == {"cpu": "gloo", "cuda": "nccl"}
+    # what monitored_barrier asks is a CPU backend, not a group named "gloo": a "cpu:gloo" group passes
+    assert run_python(CPU_GLOO_ALONE) == "cpu:gloo passed"
     probe = tmp_path / "rank_0_stuck.py"
     probe.write_text(RANK_0_STUCK, encoding="utf-8")
     done = torchrun_two_cpu_ranks(str(probe), tmp_path)
@@ -207,6 +209,15 @@ def test_monitored_barrier_takes_a_mixed_default_group_and_names_no_one_when_ran
                                   "while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.")
     for lang in ("en", "zh"):
         assert '`init_process_group("cpu:gloo,cuda:nccl")`' in section(lang, "monitored-barrier"), lang
+
+
+CPU_GLOO_ALONE = """\
+import torch.distributed as dist
+dist.init_process_group("cpu:gloo", store=dist.HashStore(), rank=0, world_size=1)
+dist.monitored_barrier()
+print(dist.get_backend(), "passed")
+dist.destroy_process_group()
+"""
 
 
 RANK_0_STUCK = """\
@@ -236,8 +247,21 @@ def _argument_loads(code: list[str], variable: str, getter: str) -> list[str]:
     return code[before + 1 : after]
 
 
-@pytest.mark.skipif(platform.machine() != "x86_64" or not shutil.which("objdump") or not shutil.which("readelf"),
-                    reason="reads x86-64 machine code with binutils")
+def _machine_code(library: pathlib.Path, symbol: str) -> list[str]:
+    """The disassembled lines of one function of a library, found by its mangled name."""
+    symbols = subprocess.run(["readelf", "-Ws", str(library)], capture_output=True, text=True, check=True).stdout
+    address, size = next((int(f[1], 16), int(f[2])) for f in map(str.split, symbols.splitlines())
+                         if len(f) > 7 and f[7] == symbol and f[3] == "FUNC")
+    return subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", f"--start-address={address:#x}",
+                           f"--stop-address={address + size:#x}", str(library)],
+                          capture_output=True, text=True, check=True, timeout=300).stdout.splitlines()
+
+
+BINUTILS = pytest.mark.skipif(platform.machine() != "x86_64" or not shutil.which("objdump")
+                              or not shutil.which("readelf"), reason="reads x86-64 machine code with binutils")
+
+
+@BINUTILS
 def test_nccl2_reads_the_error_handling_and_blocking_wait_variables_with_the_legacy_defaults():
     # distributed-debugging.md#debugging: no header says what nccl2 reads, so its constructor's code is read. Each
     # variable is read by getCvarInt(name, default) or getCvarBool(name, default): the name's address goes to %rdi,
@@ -245,15 +269,31 @@ def test_nccl2_reads_the_error_handling_and_blocking_wait_variables_with_the_leg
     library = TORCH_LIB / "libtorch_cuda.so"
     if not library.exists():
         pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
-    symbols = subprocess.run(["readelf", "-Ws", str(library)], capture_output=True, text=True, check=True).stdout
-    address, size = next((int(f[1], 16), int(f[2])) for f in map(str.split, symbols.splitlines())
-                         if len(f) > 7 and f[7] == NCCL2_CONSTRUCTOR and f[3] == "FUNC")
-    code = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", f"--start-address={address:#x}",
-                           f"--stop-address={address + size:#x}", str(library)],
-                          capture_output=True, text=True, check=True, timeout=300).stdout.splitlines()
+    code = _machine_code(library, NCCL2_CONSTRUCTOR)
     handling = _argument_loads(code, "TORCH_NCCL_ASYNC_ERROR_HANDLING", "getCvarInt")
     assert any(line.endswith("mov    $0x3,%esi") for line in handling)  # 3 unless set, as in the legacy class
     blocking = _argument_loads(code, "TORCH_NCCL_BLOCKING_WAIT", "getCvarBool")
     assert any(line.endswith("xor    %esi,%esi") for line in blocking)  # off unless set
     for lang in ("en", "zh"):
         assert "`TORCH_NCCL_BLOCKING_WAIT`" in section(lang, "debugging"), lang
+
+
+@BINUTILS
+def test_both_backends_dump_by_default_and_the_legacy_one_reads_only_the_older_name():
+    # distributed-debugging.md#flight-recorder: the legacy class's heartbeat monitor reads TORCH_NCCL_DUMP_ON_TIMEOUT
+    # (its header's one-name list, tests/data/citations.yml) with true as the default, not the TORCH_FR_ name
+    # that PyTorch's recording hook reads: TORCH_FR_DUMP_ON_TIMEOUT=0 leaves the legacy dump on
+    library = TORCH_LIB / "libtorch_cuda.so"
+    if not library.exists():
+        pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
+    code = _machine_code(library, "_ZN4c10d16ProcessGroupNCCL16HeartbeatMonitorC2EPS0_")
+    dump = _argument_loads(code, "TORCH_NCCL_DUMP_ON_TIMEOUT", "getCvarBool")
+    assert any(line.endswith("mov    $0x1,%esi") for line in dump)  # on unless set
+    assert not any("<c10d::TORCH_FR_DUMP_ON_TIMEOUT>" in line for line in code)
+    # the hook's dump on a failure (the 2.15 default backend's record) reads the TORCH_FR_ list, also true by default
+    hook = _machine_code(TORCH_LIB / "libtorch_cpu.so", "_ZN4c10d18FlightRecorderHook7onAbortEv")
+    assert any(line.endswith("mov    $0x1,%esi")
+               for line in _argument_loads(hook, "TORCH_FR_DUMP_ON_TIMEOUT", "getCvarBool"))
+    for lang in ("en", "zh"):
+        text = section(lang, "flight-recorder")
+        assert ("reads only the older name" if lang == "en" else "旧版后端只认旧名") in text, lang
