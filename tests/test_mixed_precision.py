@@ -35,6 +35,12 @@ def test_float16_underflows_below_its_smallest_subnormal():
     assert torch.tensor(1e-7).half().item() != 0.0  # above 2**-24, about 6e-8
 
 
+def test_float16_rounds_up_to_its_smallest_subnormal_from_half_of_it():
+    # only a value under 2**-25 (half of the smallest, about 3e-8) becomes 0
+    assert torch.tensor(3e-8).half().item() == 2.0**-24
+    assert torch.tensor(2.9e-8).half().item() == 0.0
+
+
 @pytest.mark.parametrize(("precision", "onednn", "cuda"),
                          [("highest", "ieee", "ieee"), ("high", "tf32", "tf32"), ("medium", "bf16", "tf32")])
 def test_the_matmul_precision_reaches_onednn_on_the_cpu(precision, onednn, cuda):
