@@ -331,11 +331,13 @@ def test_messages_quoted_from_the_h100_run_are_in_its_records(record, text):
     assert text in (GPU_RUN / record).read_text(encoding="utf-8")
 
 
-def test_a_zero_dimensional_cpu_tensor_is_the_exception_to_the_same_device_rule():
+def test_a_zero_dimensional_cpu_tensor_is_the_main_exception_to_the_same_device_rule():
     on_device = torch.ones(2, device="meta")  # stands in for a GPU tensor
     assert (on_device + torch.tensor(3.0)).device.type == "meta"
     with pytest.raises(RuntimeError, match="device"):
         on_device + torch.ones(2)
+    # not the only one: CPU indices reach a tensor on another device too
+    assert on_device[torch.tensor([1, 0])].device.type == "meta"
 
 
 def test_out_of_memory_is_a_runtime_error_that_can_be_caught_by_its_own_name():
