@@ -51,7 +51,7 @@ browser:
 	  elif ! command -v chromium >/dev/null; then \
 	    echo "make test: Chromium is missing; install it (Debian: sudo apt-get install chromium-headless-shell fonts-noto-cjk)" >&2; exit 1; fi; }
 
-# PYTEST_ARGS: more for pytest, e.g. the deploy's --verification-record (the record the site it builds shows)
+# PYTEST_ARGS: more for pytest, e.g. --verification-record (a GPU run's record, which the pages' notes show)
 PYTEST_ARGS ?=
 # one pytest-xdist worker per core (at most 4: each holds torch and a browser); a work unit is what shares a
 # process's cache, tests/run_share.py
