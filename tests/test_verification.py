@@ -372,8 +372,14 @@ def test_every_built_page_with_code_carries_one_note_of_where_it_ran(built_site)
         words = WORDS[page.lang]
         cpu = any(not provenance.gpu_only(b) for b in provenance.runnable(page.path))
         assert (words["title_cpu"].format(torch=torch) in note) == cpu, page
-        if any(provenance.gpu_only(b) for b in provenance.runnable(page.path)):
-            assert words["title_no_gpu"] in note, page  # no GPU record has the pages' code as it is now
+        gpu = provenance.gpu_facts(GPU_RECORDS, page.path, REPO)
+        if gpu is not None and gpu["last"] is None:
+            assert words["title_no_gpu"] in note, page
+        elif gpu is not None:
+            assert words["title_gpu"].split("{")[0] in note and gpu["last"]["device_name"] in note, page
+
+
+GPU_RECORDS = provenance.load_gpu(DOCS / "data", REPO)[0]
 
 
 def test_the_note_stays_out_of_the_search_index(built_site):
