@@ -51,7 +51,7 @@ browser:
 	  elif ! command -v chromium >/dev/null; then \
 	    echo "make test: Chromium is missing; install it (Debian: sudo apt-get install chromium-headless-shell fonts-noto-cjk)" >&2; exit 1; fi; }
 
-# PYTEST_ARGS: more for pytest, e.g. the deploy's --verification-record (the record the site it builds shows)
+# PYTEST_ARGS: more for pytest, e.g. --verification-record (a GPU run's record, which the pages' notes show)
 PYTEST_ARGS ?=
 # one pytest-xdist worker per core (at most 4: each holds torch and a browser); a work unit is what shares a
 # process's cache, tests/run_share.py
@@ -82,11 +82,10 @@ gpu-job-rehearsal: install
 	$(BIN)/python tools/gpu_job.py --dry-run --out gpu-run/rehearsal
 
 # The compatibility run (not part of `make test`): every block of the English pages on the CPU with each minor release
-# of PyTorch in RELEASES (default: all that docs/hooks/compat.py knows, 2.4 onwards), one release at a time, each
-# installed from PyPI into a venv under .compat/ (5-6 GB) and removed after its run; one record per release in
-# docs/data/compat/, from which the pages show the oldest release each block ran on. COMPAT_ARGS: more for
-# tools/compat_run.py, e.g. --bisect with RELEASES="2.4 2.15": it starts from the committed records and installs
-# only the releases that narrow a block's range; --bisect --fresh runs every block on both ends first
+# of PyTorch in RELEASES (default: all of docs/hooks/provenance.py's, 2.4 onwards), one release at a time, each
+# installed from PyPI into a venv under .compat/ (5-6 GB) and removed after its run; one line per block and release in
+# docs/data/compat/<release>.jsonl. COMPAT_ARGS: more for tools/compat_run.py, e.g. --blocks=devices.md:7 (only
+# those blocks' lines are rewritten)
 RELEASES ?=
 COMPAT_ARGS ?=
 compat: install

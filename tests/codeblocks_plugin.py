@@ -10,34 +10,32 @@ end of the run.
 
 from __future__ import annotations
 
-import ast
 import functools
-import io
 import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pytest_codeblocks import CodeBlock, extract_from_buffer
+from pytest_codeblocks import CodeBlock
 from pytest_codeblocks.main import stdout_io
 from pytest_codeblocks.plugin import TestBlock
 
 import run_share
 from block_warnings import Warned, counts, from_stderr, recording, report, unexplained
 from mnist_data import ensure_local_mnist
-from site_pages import (
+from site_pages import (  # noqa: F401  (PageBlock, page_blocks, behaviour_key: the tests read them from here too)
     BLOCK_MARKS,
     DOCS,
-    INCLUDE,
     LANGUAGES,
     REPO,
     RUN_SYNTAXES,
     SNIPPETS,
-    code_comments,
-    expand_includes,
+    PageBlock,
+    behaviour_key,
+    block_digest,
+    page_blocks,
     pages,
 )
 from snippet_runs import run_snippet
@@ -56,40 +54,9 @@ def skip_reason(marks, gpus: int) -> str | None:
                  and not BLOCK_MARKS[m].fewest_gpus <= gpus <= BLOCK_MARKS[m].most_gpus), None)
 
 
-@dataclass
-class PageBlock:
-    """One test of a page as pytest-codeblocks sees it (a fence, with its expected output folded in): what
-    the page source holds (raw) and what runs (expanded)."""
-
-    page: Path
-    index: int
-    raw: CodeBlock
-    expanded: CodeBlock
-
-    @property
-    def includes(self) -> list[str]:
-        return INCLUDE.findall(self.raw.code)
-
-    @property
-    def marks(self) -> list[str]:
-        return [m.strip() for m in self.raw.marks]
-
-    @property
-    def label(self) -> str:
-        return f"block {self.index} [{', '.join(self.includes) or self.raw.syntax or 'text'}]"
-
-
 @functools.cache
 def page_lines(page: Path) -> list[str]:
     return page.read_text(encoding="utf-8").splitlines()
-
-
-@functools.cache  # read once per run: collection, the snippet runs and the site tests all ask for the same pages
-def page_blocks(page: Path) -> tuple[PageBlock, ...]:
-    text = page.read_text(encoding="utf-8")
-    raw = extract_from_buffer(io.StringIO(text))
-    expanded = extract_from_buffer(io.StringIO(expand_includes(text, page.parent.name)))
-    return tuple(PageBlock(page, i + 1, r, e) for i, (r, e) in enumerate(zip(raw, expanded, strict=True)))
 
 
 def pytest_configure(config):
@@ -110,41 +77,12 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
-# a block's output and the warnings it raised, by what decides its behaviour (behaviour_key): the languages' copies of
-# one block differ only in their comments' language and in translated docstrings (site_pages.translate_comments
-# changes nothing else), so the first to run does so for all
-_passed_runs: dict[tuple[str, str], tuple[str, tuple[Warned, ...]]] = {}
+# a block's output and the warnings it raised, by its digest (site_pages.block_digest): the languages' copies of one
+# block differ only in comments and docstrings, so the first to run does so for all
+_passed_runs: dict[str, tuple[str, tuple[Warned, ...]]] = {}
 # a page's shell blocks, started together when the first of them runs: each is a program that spends seconds
 # importing torch while the others wait, and none reads what another writes
-_started: dict[tuple[str, str], subprocess.Popen] = {}
-
-
-def run_key(block: CodeBlock) -> tuple[str, str]:
-    """The block's syntax and its code without comments."""
-    if block.syntax != "python":
-        return block.syntax, block.code
-    lines = block.code.splitlines()
-    for row, column, _ in code_comments(block.code):
-        lines[row - 1] = lines[row - 1][:column]
-    return block.syntax, "\n".join(lines)
-
-
-def behaviour_key(syntax: str, code: str) -> tuple[str, str]:
-    """What decides how code behaves: for Python that parses, its syntax tree without docstrings (unless the code
-    reads a __doc__) and without comments or layout; for anything else, the code without comments."""
-    if syntax == "python":
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            tree = None
-        if tree is not None:
-            if "__doc__" not in code:
-                for node in ast.walk(tree):
-                    if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
-                            and ast.get_docstring(node, clean=False) is not None:
-                        node.body = node.body[1:] or [ast.Pass()]
-            return syntax, ast.dump(tree)
-    return run_key(CodeBlock(code, 0, syntax))
+_started: dict[str, subprocess.Popen] = {}
 
 
 def snippets_run_by_pages() -> set[str]:
@@ -154,15 +92,15 @@ def snippets_run_by_pages() -> set[str]:
 
 
 @functools.cache
-def programs() -> dict[tuple[str, str], str]:
-    """behaviour_key -> snippet file, for every snippet that test_snippets.py runs as a program (those no page's bash
+def programs() -> dict[str, str]:
+    """block digest -> snippet file, for every snippet that test_snippets.py runs as a program (those no page's bash
     block runs): a page block that shows such a whole file reads that one run instead of running again."""
     run_by_pages = snippets_run_by_pages()
     found = {}
     for path in sorted(SNIPPETS.rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
         if rel not in run_by_pages:
-            found[behaviour_key("python", path.read_text(encoding="utf-8"))] = rel
+            found[block_digest("python", path.read_text(encoding="utf-8"))] = rel
     return found
 
 
@@ -185,7 +123,7 @@ class PageBlockItem(TestBlock):
     def runtest(self):
         if self.obj.importorskip is not None:
             pytest.importorskip(self.obj.importorskip)
-        key = behaviour_key(self.obj.syntax, self.obj.code)
+        key = block_digest(self.obj.syntax, self.obj.code)
         if key not in _passed_runs:
             _passed_runs[key] = self._run(key)
         (got, warned), expected = _passed_runs[key], self.obj.expected_output
@@ -198,7 +136,7 @@ class PageBlockItem(TestBlock):
         if missing := unexplained(page_lines(block.page), block.raw.lineno, self.next_fence_line, list(warned)):
             raise RuntimeError(report(f"{block.page.parent.name}/{block.page.name} {block.label}", missing))
 
-    def _run(self, key: tuple[str, str]) -> tuple[str, tuple[Warned, ...]]:
+    def _run(self, key: str) -> tuple[str, tuple[Warned, ...]]:
         """What the block prints, as pytest-codeblocks runs it (exec in this process, or a shell), and the warnings
         it raised (block_warnings: recorded, or for a shell's programs as their standard error shows them)."""
         if (snippet := programs().get(key)) is not None:  # the whole file, run as a program: read that run
@@ -212,8 +150,8 @@ class PageBlockItem(TestBlock):
                 later = self.session.items[self.session.items.index(self) + 1 :]
                 siblings = [i.obj for i in later if i.parent is self.parent and not i.get_closest_marker("skip")]
                 for block in [self.obj, *siblings]:
-                    k = behaviour_key(block.syntax, block.code)
-                    if k[0] != "python" and k not in _passed_runs and k not in _started:
+                    k = block_digest(block.syntax, block.code)
+                    if block.syntax != "python" and k not in _passed_runs and k not in _started:
                         _started[k] = start_command(block)
             process = _started.pop(key)
             stdout, stderr = process.communicate(timeout=600)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import snippet_runs
-from codeblocks_plugin import PageBlockItem, _passed_runs, behaviour_key
+from codeblocks_plugin import PageBlockItem, _passed_runs, block_digest
 from site_pages import BLOCK_MARKS, REPO
 
 # code that names CUDA: what runs differently, or is skipped, on a machine with a CUDA GPU
@@ -143,7 +143,7 @@ def pytest_runtest_makereport(item, call):
             "test": item.nodeid,
             "marks": [m.name for m in item.iter_markers() if m.name in BLOCK_MARKS],
             "outcome": report.outcome,
-            **what_ran(_passed_runs.get(behaviour_key(item.obj.syntax, item.obj.code))),
+            **what_ran(_passed_runs.get(block_digest(item.obj.syntax, item.obj.code))),
             "shown": item.obj.expected_output,
             "message": None if report.passed else str(report.longrepr)[-3000:],
         }

@@ -22,12 +22,9 @@ from dataclasses import dataclass
 
 import run_share
 from block_warnings import Warned, from_stderr, recording
+from site_pages import PROGRAM_ARGS as ARGS  # command-line programs get the arguments a quick real run needs
 from site_pages import REPO
 
-# command-line programs get the arguments a quick real run needs
-ARGS = {
-    "snippets/mnist/bench.py": ["--pipelines", "resident", "--epochs", "1", "--out", "{tmp}"],  # a scratch folder
-}
 # it sets CUDA variables before `import torch`: a process that has imported torch already would not show that
 OWN_INTERPRETER = {"snippets/multi_gpu/misspellings.py"}
 # called with (snippet, Run) when a program's run with its usual arguments (ARGS' or none) ends, in the process

@@ -185,7 +185,7 @@ async () => {
     }
   }
   let badgeLines = null;
-  const summary = document.querySelector(".verification-stamp summary");
+  const summary = document.querySelector(".provenance-note summary");
   if (summary) {
     const range = document.createRange();
     range.selectNodeContents(summary);
@@ -239,7 +239,7 @@ def test_verification_badge_is_at_most_two_lines(findings, doc):
     layout = _problems(findings(doc.url).layout)
     if layout["badgeLines"] is None:
         if any(f.runs for f in fences(doc.text())):
-            pytest.fail(f"/{doc.url} has code that runs, but no verification stamp (.verification-stamp summary)",
+            pytest.fail(f"/{doc.url} has code that runs, but no note of where it ran (.provenance-note summary)",
                         pytrace=False)
         pytest.skip("no code that runs on this page, so no verification stamp")
     assert layout["badgeLines"] <= MAX_BADGE_LINES, f"/{doc.url}: the badge takes {layout['badgeLines']} lines"
@@ -679,19 +679,20 @@ def test_screenshots_of_home_and_devices(reading_page, origin, lang):
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_an_older_spelling_in_the_compat_note_copies_as_included(new_context, origin, lang):
-    """The quick start's folded compatibility note (docs/hooks/compat.py) shows an older spelling: opened, its code
+    """The quick start's folded note (docs/hooks/provenance.py) shows an older spelling: opened, its code
     block's copy button copies the snippet as included, comments in the page's language; a screenshot of the opened
     note goes into test-artifacts/."""
-    import compat  # docs/hooks/compat.py
+    import provenance  # docs/hooks/provenance.py
 
     data = REPO / "docs" / "data"
-    snippet = compat.shown_snippets(compat.load(data, REPO), "quickstart.md", compat.load_spellings(data, REPO))[0]
+    snippet = provenance.shown_snippets(provenance.load(data, REPO), "quickstart.md",
+                                         provenance.load_spellings(data, REPO))[0]
     want = textwrap.dedent(fences(expand_includes(f'```python\n--8<-- "{snippet}"\n```\n', lang))[0].code)
     context = new_context()
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
     page = context.new_page()
     page.goto(f"{origin}/{Page(lang, 'quickstart.md').url}")
-    note = page.locator(".compat-note details")
+    note = page.locator(".provenance-note details")
     note.locator("summary").click()
     block = note.locator("div.highlight")
     expect(block).to_have_count(1)

@@ -109,10 +109,10 @@ def test_a_job_whose_stages_lack_packages_names_them_and_its_torch_and_fails(tmp
 
 
 def test_the_reason_a_cut_test_gives_is_the_plugins_and_has_words_in_every_language():
-    # a GPU record with tests cut for time shows that reason on the pages' stamps
+    # a GPU record with tests cut for time shows that reason on the Verification page
     assert gpu_job.CUT_REASON == gpu_job_plugin.CUT_REASON
     for lang in ("en", "zh"):
-        words = yaml.safe_load((DOCS / "data" / "text" / lang / "verification.yml").read_text(encoding="utf-8"))
+        words = yaml.safe_load((DOCS / "data" / "text" / lang / "provenance.yml").read_text(encoding="utf-8"))
         assert gpu_job_plugin.CUT_REASON in words["skip_reasons"], lang
 
 

@@ -18,7 +18,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 from pymdownx.snippets import SnippetMissingError
 
-import compat  # docs/hooks/compat.py
+import provenance  # docs/hooks/provenance.py
 import search_index  # docs/hooks/search_index.py
 from codeblocks_plugin import page_blocks
 from site_build import copy_of_repo, mkdocs_build, notebooks_rendered, offline_prefix
@@ -100,9 +100,9 @@ def test_every_snippet_is_shown_on_a_page():
         for block in page_blocks(page.path)
         for inc in block.includes
     }
-    # the older spellings, shown by a page's compatibility note (docs/hooks/compat.py)
-    records, spellings = compat.load(DOCS / "data", REPO), compat.load_spellings(DOCS / "data", REPO)
-    included |= {f for page in pages() for f in compat.shown_snippets(records, page.name, spellings)}
+    # the older spellings, shown by a page's compatibility note (docs/hooks/provenance.py)
+    records, spellings = provenance.load(DOCS / "data", REPO), provenance.load_spellings(DOCS / "data", REPO)
+    included |= {f for page in pages() for f in provenance.shown_snippets(records, page.name, spellings)}
     snippets = {p.relative_to(REPO).as_posix() for p in SNIPPETS.rglob("*.py")}
     assert snippets - included == set()
 

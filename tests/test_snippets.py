@@ -8,7 +8,14 @@ import subprocess
 
 import pytest
 
-from codeblocks_plugin import behaviour_key, page_blocks, programs, skip_reason, snippets_run_by_pages
+from codeblocks_plugin import (
+    behaviour_key,
+    block_digest,
+    page_blocks,
+    programs,
+    skip_reason,
+    snippets_run_by_pages,
+)
 from site_pages import REPO, RUN_SYNTAXES, SNIPPETS, pages
 from snippet_runs import run_code, run_snippet
 
@@ -77,7 +84,7 @@ def test_every_copy_of_a_whole_file_reads_that_files_one_run():
         if file in RUN_BY_PAGES:
             own.append(file)
         else:
-            assert programs()[key] == file
+            assert programs()[block_digest("python", block.expanded.code)] == file
             read += 1
     assert read >= 200, f"only {read} fences read a program's run"  # 228 when this was written, both languages
     assert len(own) <= 12, own  # 10: five files, two languages
@@ -128,16 +135,16 @@ def test_a_gpu_snippet_on_a_machine_without_one_runs_or_says_it_needs_a_gpu(snip
         f"{run.command}: status {run.returncode}\n{run.stderr[-2000:]}")
 
 
-def gpu_page_blocks() -> dict[tuple[str, str], tuple[str, str, str]]:
-    """behaviour_key -> (syntax, code, where it is shown), for every CUDA or multi-GPU block of the built site (the
+def gpu_page_blocks() -> dict[str, tuple[str, str, str]]:
+    """block digest -> (syntax, code, where it is shown), for every CUDA or multi-GPU block of the built site (the
     languages' copies of a block are one), less those whose code a page also shows unmarked (the same torchrun
     command for CPUs and for GPUs): that block's own test runs it on a machine without a GPU and needs status 0."""
-    blocks: dict[tuple[str, str], tuple[str, str, str]] = {}
+    blocks: dict[str, tuple[str, str, str]] = {}
     run_without_gpu = set()
     for page in pages():
         for block in page_blocks(page.path):
             marks = {m.removeprefix("pytest.mark.") for m in block.marks}
-            key = behaviour_key(block.expanded.syntax, block.expanded.code)
+            key = block_digest(block.expanded.syntax, block.expanded.code)
             if marks & {"cuda", "multi_gpu"}:
                 where = f"{page.lang}/{page.name} {block.label}"
                 blocks.setdefault(key, (block.expanded.syntax, block.expanded.code, where))

@@ -1,4 +1,5 @@
-"""The verification stamp: the pytest plugin's record, the schema, the words, and the built pages."""
+"""Where a page's code ran: the pytest plugin's record (`--verification-record`), the GPU records and their schema,
+the GPU half of each page's note (docs/hooks/provenance.py), and the Verification page."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
+import provenance  # docs/hooks/provenance.py
 import search_index
-import verification  # docs/hooks/verification.py
 import verification_record
 from codeblocks_plugin import cuda_device_count, skip_reason
 from site_build import copy_of_repo, finished
@@ -30,6 +31,7 @@ from site_pages import (
     flow,
     load_records,
     load_text,
+    page_blocks,
     page_code_digest,
     pages,
 )
@@ -37,7 +39,7 @@ from site_pages import (
 SCHEMA_FILE = DOCS / "data" / "verification.schema.json"
 SCHEMA = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 RECORDS = sorted((DOCS / "data" / "verification").glob("*.json"))
-WORDS = load_text("verification")
+WORDS = {lang: w | {"lang": lang} for lang, w in load_text("provenance").items()}
 H100_RUN = REPO.parent / "shared" / "gpu-runs" / "2026-11-22-h100"
 H100_RECORD = DOCS / "data" / "verification" / "2026-11-22_cuda_nvidia-h100-80gb-hbm3.json"
 NOTES = yaml.safe_load((DOCS / "data" / "verification-notes.yml").read_text(encoding="utf-8"))
@@ -139,9 +141,8 @@ def test_the_plugin_writes_a_schema_valid_record_of_what_ran(plugin_run):
             "skipped": 1 - ran,
             "skip_reasons": gpu_skips,
         }
-    assert record["snippets"] == {
-        "snippets/home/three_lines.py": {"passed": 1, "failed": 0, "errors": 0, "skipped": 0, "skip_reasons": {}}
-    }
+    assert "snippets" not in record  # no per-snippet tallies: a snippet's test counts in the totals
+    assert set(record["page_digests"]) == set(record["pages"])
     assert record["totals"] == {
         "passed": 3 + 2 * ran,
         "failed": 2,
@@ -161,9 +162,8 @@ def test_a_teardown_error_outranks_a_pass_and_a_failure_outranks_it():
         "docs/en/x.md::block 1 [snippets/a/b.py]": ("failed", "boom"),
     }
     record = verification_record.build_record(outcomes)
-    assert record["pages"]["docs/en/x.md"]["failed"] == 1
-    assert list(record["snippets"]) == ["snippets/a/b.py"]  # a page block counts for its page only
-    assert record["snippets"]["snippets/a/b.py"]["errors"] == 1
+    assert record["pages"]["docs/en/x.md"]["failed"] == 1 and list(record["pages"]) == ["docs/en/x.md"]
+    assert record["totals"]["errors"] == 1 and record["totals"]["failed"] == 1
     assert [f["outcome"] for f in record["failures"]] == ["failed", "errors"]
 
 
@@ -174,7 +174,7 @@ def test_the_h100_record_says_it_was_read_from_a_junit_report_and_the_verificati
     record = _load(H100_RECORD) | {"_file": H100_RECORD.name}
     assert record["source"] == {"kind": "junit", "file": "../shared/gpu-runs/2026-11-22-h100/junit-cuda.xml"}
     for lang in LANGUAGES:
-        page = verification.runs([record], WORDS[lang] | {"lang": lang}, NOTES)
+        page = provenance.runs({"repo": REPO, "gpu": [record], "notes": NOTES}, WORDS[lang])
         assert WORDS[lang]["from_junit"].format(file=record["source"]["file"]) in page
 
 
@@ -197,9 +197,10 @@ def test_the_h100_record_agrees_with_its_runs_notes():
 # ---- the committed records and the schema ------------------------------------------------------------------
 
 
-def test_committed_records_are_schema_valid_and_named_after_their_content():
+def test_committed_records_are_gpu_records_schema_valid_and_named_after_their_content():
+    """The CPU's record is CI's status: no CPU record is committed."""
     assert H100_RECORD in RECORDS
-    assert any(_load(f)["device_type"] == "cpu" for f in RECORDS), "no CPU record committed"
+    assert [f for f in RECORDS if _load(f)["device_type"] == "cpu"] == []
     for file in RECORDS:
         record = _load(file)
         jsonschema.validate(record, SCHEMA)
@@ -250,7 +251,6 @@ def test_the_hook_rejects_a_malformed_record_naming_file_and_field(breakage, fie
 def test_every_language_has_every_word_and_every_skip_reason():
     for lang in LANGUAGES:
         assert set(WORDS[lang]) == set(WORDS[LANGUAGES[0]]), lang
-        assert len(WORDS[lang]["headers"]) == 5
         reasons = {mark.skip_reason for mark in BLOCK_MARKS.values()}
         assert reasons <= set(WORDS[lang]["skip_reasons"]), (lang, reasons - set(WORDS[lang]["skip_reasons"]))
     assert all(reason == words for reason, words in WORDS[LANGUAGES[0]]["skip_reasons"].items())
@@ -268,18 +268,17 @@ def test_every_skip_reason_of_a_committed_record_has_words_in_every_language(lan
     # a reason a test file states (pytest.skip) reaches the Verification page's totals as it is: without words of
     # its own it would be the English sentence on the Chinese page
     missing = sorted({r for path in RECORDS for r in _skip_reasons(_load(path))} - set(WORDS[lang]["skip_reasons"]))
-    assert not missing, f"docs/data/text/{lang}/verification.yml, skip_reasons: no words for {missing}"
+    assert not missing, f"docs/data/text/{lang}/provenance.yml, skip_reasons: no words for {missing}"
     nested = {"totals": {"skip_reasons": {"x": 1}}, "pages": {"p": {"skip_reasons": {"y": 2}}}}
     assert _skip_reasons(nested) == {"x", "y"}
 
 
-def test_gpu_marks_skip_where_the_gpus_are_missing_and_the_stamp_counts_them():
+def test_gpu_marks_skip_where_the_gpus_are_missing():
     cuda, multi_gpu = BLOCK_MARKS["cuda"].skip_reason, BLOCK_MARKS["multi_gpu"].skip_reason
     assert [skip_reason(["cuda"], n) for n in (0, 1, 2)] == [cuda, None, None]
     assert [skip_reason(["multi_gpu", "timeout"], n) for n in (0, 1, 2)] == [multi_gpu, multi_gpu, None]
     assert [skip_reason(["no_cuda"], n) for n in (0, 1)] == [None, BLOCK_MARKS["no_cuda"].skip_reason]
     assert skip_reason(["timeout"], 0) is None
-    assert verification.GPUS_NEEDED[cuda] == 1 and verification.GPUS_NEEDED[multi_gpu] == 2
 
 
 @pytest.mark.parametrize(
@@ -288,189 +287,115 @@ def test_gpu_marks_skip_where_the_gpus_are_missing_and_the_stamp_counts_them():
 def test_a_language_file_with_other_keys_or_broken_yaml_stops_the_build_in_one_line(tmp_path, zh_text, complaint):
     for lang, text in (("en", "title: x\nci: y\n"), ("zh", zh_text)):
         (tmp_path / "docs" / "data" / "text" / lang).mkdir(parents=True)
-        (tmp_path / "docs" / "data" / "text" / lang / "verification.yml").write_text(text, encoding="utf-8")
+        (tmp_path / "docs" / "data" / "text" / lang / "provenance.yml").write_text(text, encoding="utf-8")
     with pytest.raises(PluginError) as error:
-        load_text("verification", tmp_path)
-    assert str(error.value).startswith("docs/data/text/zh/verification.yml: ")
+        load_text("provenance", tmp_path)
+    assert str(error.value).startswith("docs/data/text/zh/provenance.yml: ")
     assert complaint in str(error.value) and "\n" not in str(error.value)
 
 
-# ---- rendering ------------------------------------------------------------------------------------------
+# ---- the GPU half of each page's note -------------------------------------------------------------------
 
 
-def test_the_stamp_says_what_never_ran_for_want_of_gpus():
-    record = _valid()
-    page = "docs/zh/multi-gpu.md"
-    one_gpu = verification.render([record], WORDS["en"], page, [])
-    assert "3 × needs two or more CUDA GPUs: not yet run on such a machine" in one_gpu
-    two_gpus = copy.deepcopy(record) | {"cuda_device_count": 2, "date": "2026-11-23T00:00:00Z"}
-    both = verification.render([record, two_gpus], WORDS["en"], page, [])
-    assert "not yet run on such a machine" not in both and "3 × needs two or more CUDA GPUs" in both
-    assert "尚未在这样的机器上运行" in verification.render([record], WORDS["zh"], page, [])
-
-
-def test_the_stamp_says_when_a_run_did_not_cover_the_page_or_no_gpu_run_exists():
-    gpu = _valid()
-    text = verification.render([gpu], WORDS["en"], "docs/en/new-page.md", ["snippets/new/thing.py"])
-    assert text.count(WORDS["en"]["not_in_run"]) == 2  # neither its blocks nor its snippets ran there
-    assert WORDS["en"]["no_cpu"] in text
-    cpu = copy.deepcopy(gpu) | {"device_type": "cpu", "device_name": "Some CPU", "cuda_device_count": 0}
-    for lang in LANGUAGES:
-        assert WORDS[lang]["no_gpu"] in verification.render([cpu], WORDS[lang], "docs/en/multi-gpu.md", [])
-
-
-def test_only_the_latest_cpu_record_and_every_gpu_record_are_shown():
-    gpu = _valid()
-    old_cpu = copy.deepcopy(gpu) | {"device_type": "cpu", "device_name": "Old CPU", "date": "2026-01-01T00:00:00Z"}
-    new_cpu = copy.deepcopy(old_cpu) | {"device_name": "New CPU", "date": "2026-02-01T00:00:00Z"}
-    old_gpu = copy.deepcopy(gpu) | {"device_name": "Old GPU", "date": "2025-01-01T00:00:00Z"}
-    shown = verification.shown([old_gpu, new_cpu, gpu, old_cpu])
-    assert [r["device_name"] for r in shown] == ["New CPU", "NVIDIA H100 80GB HBM3", "Old GPU"]
-
-
-def test_page_code_finds_runnable_fences_and_their_snippets():
-    assert verification.page_code("# x\n\n```text\nout\n```\n") == (False, [])
-    page = '!!! warning "x"\n\n    ```python\n    --8<-- "snippets/a/b.py:part"\n    ```\n\n```bash\npython c.py\n```\n'
-    assert verification.page_code(page) == (True, ["snippets/a/b.py"])
-
-
-# ---- the built site ---------------------------------------------------------------------------------------
-
-
-def _stamp_text(page_html: str, lang: str) -> str | None:
-    start = page_html.find('<div class="verification-stamp"')
-    if start < 0:
-        return None
-    end = page_html.find("</details>", start)
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page_html[start:end])))
-
-
-def _badge_text(page_html: str) -> str:
-    start = page_html.find('<div class="verification-stamp"')
-    summary = page_html[page_html.find("<summary>", start) + 9 : page_html.find("</summary>", start)]
-    return html.unescape(re.sub(r"<[^>]+>", "", summary)).strip()
-
-
-def _built(site: Path, lang: str, page: Path) -> Path:
-    stem = page.relative_to(DOCS / lang).with_suffix("").as_posix()
-    folder = site / ("" if lang == LANGUAGES[0] else lang) / ("" if stem == "index" else stem)
-    return folder / "index.html"
-
-
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_built_page_with_code_carries_the_stamp_with_the_records_figures(built_site, lang):
-    records = [_load(f) for f in RECORDS]
-    shown = verification.shown(records)
-    stamped = 0
-    for page in (p.path for p in pages(lang)):
-        text = _stamp_text(_built(built_site, lang, page).read_text(encoding="utf-8"), lang)
-        has_code, _ = verification.page_code(page.read_text(encoding="utf-8"))
-        assert (text is not None) == has_code, page
-        if text is None:
-            continue
-        stamped += 1
-        key = page.relative_to(REPO).as_posix()
-        digest = page_code_digest(page)
-        most_gpus = max(r["cuda_device_count"] for r in records if verification.covers(r, key, digest))
-        for record in shown:
-            for value in (
-                record["device_name"],
-                record["torch_version"],
-                record["python_version"],
-                record["date"][:10],
-                (record["commit"] or "—")[:7],
-            ):
-                assert value in text, (page, value)
-            if key in record["pages"]:
-                figures = verification.describe(record["pages"][key], WORDS[lang], most_gpus)
-                if not verification.covers(record, key, digest):
-                    figures = WORDS[lang]["changed_since"].format(counts=figures)
-                assert re.sub(r"\s+", " ", figures) in text, (page, figures)
-            for failure in record["failures"]:  # a run's failures are on the Verification page, not on every page
-                assert failure["test"] not in text, (page, failure["test"])
-    assert stamped >= 8
-
-
-def test_a_page_changed_since_its_gpu_run_says_so_and_its_cuda_blocks_await_a_gpu(built_site):
-    # Literal words, not the renderer's: the H100 record (b1e3b05) predates page digests and every page it ran
-    # has changed since, so its row says so and the CPU row's CUDA skips read "not yet run".
-    text = _stamp_text(_built(built_site, "en", DOCS / "en" / "devices.md").read_text(encoding="utf-8"), "en")
-    assert "the page has changed since, so its blocks as they are now have not run there" in text
-    assert "2 × needs a CUDA GPU: not yet run on such a machine" in text
-
-
-def test_a_gpu_record_with_the_pages_digest_covers_it_and_an_edit_uncovers_it(tmp_path):
+def _gpu_page(tmp_path: Path, code: str = "print(1)") -> Path:
     page = tmp_path / "docs" / "en" / "p.md"
-    page.parent.mkdir(parents=True)
-    page.write_text("# P\n\n<!-- pytest.mark.cuda -->\n```python\nprint(1)\n```\n", encoding="utf-8")
-    (tmp_path / "mkdocs.yml").write_text((REPO / "mkdocs.yml").read_text(encoding="utf-8"), encoding="utf-8")
-    before = page_code_digest(page, REPO)
-    gpu = {"device_type": "cuda", "page_digests": {"docs/en/p.md": before}}
-    assert verification.covers(gpu, "docs/en/p.md", before)
-    page.write_text(page.read_text(encoding="utf-8").replace("print(1)", "print(2)"), encoding="utf-8")
-    after = page_code_digest(page, REPO)
-    assert after != before and not verification.covers(gpu, "docs/en/p.md", after)
-    assert not verification.covers({"device_type": "cuda"}, "docs/en/p.md", after)  # no digests: changed since
-    assert verification.covers({"device_type": "cpu"}, "docs/en/p.md", after)  # CI runs every commit
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(f"# P\n\n<!-- pytest.mark.cuda -->\n```python\n{code}\n```\n\n"
+                    "<!-- pytest.mark.multi_gpu -->\n```python\nprint(2)\n```\n", encoding="utf-8")
+    return page
 
 
-def test_the_h100_row_names_torch_2_11_and_the_verification_page_explains_its_failures(built_site):
-    text = _stamp_text((built_site / "multi-gpu" / "index.html").read_text(encoding="utf-8"), "en")
-    assert "2.11.0+cu130 · 3.12.3" in text and "2026-11-22 · b1e3b05" in text
-    assert "needs two or more CUDA GPUs: not yet run on such a machine" in text
-    assert "test_cuda_visible_devices_set_after_cuda_started_is_ignored" not in text  # the run's, not this page's
-    runs = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", (built_site / "verification" / "index.html")
-                                                       .read_text(encoding="utf-8"))))
-    assert "244 passed, 3 failed, 2 errors, 39 skipped" in runs
-    runs = runs.replace(" : ", ": ")  # the tags around a test id, stripped
-    assert ("tests/test_agnostic_multi_perf.py::test_cuda_visible_devices_set_after_cuda_started_is_ignored: "
-            "a real finding.") in runs
-    assert "tests/test_mnist.py::test_pinned_torch_is_a_current_cuda_build: that machine's own torch differs" in runs
-    assert runs.count("the GPU machine lacked part of the site's build stack") == 3
-    zh = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", (built_site / "zh" / "verification" / "index.html")
-                                                     .read_text(encoding="utf-8"))))
-    assert "通过 244 个，失败 3 个，出错 2 个，跳过 39 个" in zh and "真正的发现" in zh
+def _title(note: str) -> str:
+    return next(line for line in note.splitlines() if line.startswith("??? note"))
 
 
-def test_the_badge_is_one_line_of_this_pages_figures(built_site):
-    # Literal words from the committed records: the AMD CPU run at 4c4e149, and the H100 run of an older devices page.
-    badge = _badge_text((built_site / "devices" / "index.html").read_text(encoding="utf-8"))
-    assert badge == ("✓ 5 blocks ran on CPU · torch 2.14.1 · 4c4e149 · an NVIDIA H100 80GB HBM3 ran an earlier "
-                     "version of this page (2026-11-22) · 2 await a GPU")
-    zh = _badge_text((built_site / "zh" / "devices" / "index.html").read_text(encoding="utf-8"))
-    assert zh == ("✓ 5 个代码块已在 CPU 上运行 · torch 2.14.1 · 4c4e149 · NVIDIA H100 80GB HBM3 运行过本页的较早版本"
-                  "（2026-11-22） · 2 个等待 GPU")
+def _note(tmp_path: Path, page: Path, gpu: list[dict], lang: str = "en") -> str:
+    state = {"repo": tmp_path, "torch": "2.15.0", "compat": [], "spellings": [], "gpu": gpu}
+    return provenance.render(state, WORDS[lang], page, page.name)
 
 
-def test_the_badge_and_counts_say_one_block_in_the_singular():
-    """One block: "1 block ran", "1 awaits a GPU", "1 error" (the words' `_one` keys); in Chinese the same words."""
+def test_a_gpu_record_of_the_pages_code_now_counts_for_it_and_an_edit_makes_it_an_earlier_version(tmp_path):
+    page = _gpu_page(tmp_path)
+    counts = {"passed": 1, "failed": 0, "errors": 0, "skipped": 1, "skip_reasons": {}}
+    gpu = _valid() | {"pages": {"docs/en/p.md": counts}, "page_digests": {"docs/en/p.md": page_code_digest(page)}}
+    for lang in LANGUAGES:
+        note = _note(tmp_path, page, [gpu], lang)
+        last = WORDS[lang]["title_gpu"].format(device="NVIDIA H100 80GB HBM3", torch="2.11.0", date="2026-11-22")
+        assert last in _title(note)
+        assert WORDS[lang]["two_gpus"] in note  # a one-GPU run: the two-GPU block has not run
+    _gpu_page(tmp_path, "print(3)")  # the page's code edited since the run
+    page_blocks.cache_clear()
+    note = _note(tmp_path, page, [gpu])
+    assert WORDS["en"]["title_no_gpu"] in _title(note)
+    assert WORDS["en"]["gpu_earlier"].format(device="NVIDIA H100 80GB HBM3", torch="2.11.0+cu130",
+                                             date="2026-11-22") in note
+    edited = page_code_digest(page)
+    page.write_text(page.read_text(encoding="utf-8").replace("print(3)", "print(3)  # a comment"), encoding="utf-8")
+    page_blocks.cache_clear()
+    assert page_code_digest(page) == edited  # a comment changes nothing that runs
+
+
+def test_a_page_with_gpu_blocks_and_no_gpu_record_says_not_yet_run_on_a_gpu(tmp_path):
+    page = _gpu_page(tmp_path)
+    for lang in LANGUAGES:
+        note = _note(tmp_path, page, [], lang)
+        assert WORDS[lang]["title_no_gpu"] in _title(note) and WORDS[lang]["no_gpu"] in note
+        assert WORDS[lang]["cpu_none"] in note  # every block needs a GPU: CI skips them
+    cpu_only = tmp_path / "docs" / "en" / "cpu.md"
+    cpu_only.write_text("# C\n\n```python\nprint(1)\n```\n", encoding="utf-8")
+    note = _note(tmp_path, cpu_only, [])
+    assert "GPU" not in _title(note) and WORDS["en"]["title_cpu"].format(torch="2.15.0") in _title(note)
+
+
+def test_a_cpu_record_is_never_shown(tmp_path):
+    """A CPU run's record (a local --verification-record run writes one) is CI's status: the hook leaves it out, so
+    no local build shows a stale CPU record as current."""
+    data = tmp_path / "data"
+    shutil.copytree(DOCS / "data", data)
     cpu = _valid() | {"device_type": "cpu", "device_name": "Some CPU", "cuda_device_count": 0, "failures": []}
-    page = "docs/en/devices.md"
-    cpu["pages"] = {page: {"passed": 1, "failed": 0, "errors": 0, "skipped": 1,
-                           "skip_reasons": {"needs a CUDA GPU": 1}}}
-    line, _ = verification.badge([cpu], WORDS["en"], page, None)
-    assert line.startswith("✓ 1 block ran on CPU") and line.endswith("1 awaits a GPU"), line
-    cpu["pages"][page] |= {"passed": 2, "skipped": 2, "skip_reasons": {"needs a CUDA GPU": 2}}
-    line, _ = verification.badge([cpu], WORDS["en"], page, None)
-    assert line.startswith("✓ 2 blocks ran on CPU") and line.endswith("2 await a GPU"), line
-    counts = {"passed": 1, "failed": 0, "errors": 1, "skipped": 0, "reasons": []}
-    assert verification._macros().counts(WORDS["en"], counts) == "1 passed, 1 error"
-    assert "出错 1 个" in verification._macros().counts(WORDS["zh"], counts)
-    zh, _ = verification.badge([cpu | {"pages": {page: cpu["pages"][page] | {"passed": 1}}}], WORDS["zh"], page, None)
-    assert zh.startswith("✓ 1 个代码块已在 CPU 上运行"), zh
+    (data / "verification" / "2026-12-01_cpu_some-cpu.json").write_text(json.dumps(cpu), encoding="utf-8")
+    records, _ = provenance.load_gpu(data, REPO)
+    assert [r["device_type"] for r in records] == ["cuda"]
 
 
-def test_a_failure_shows_on_a_page_only_when_one_of_its_blocks_failed():
-    cpu = _valid() | {"device_type": "cpu", "device_name": "Some CPU", "cuda_device_count": 0, "failures": []}
-    page, other = "docs/en/devices.md", "docs/en/tensors.md"
-    ok = {"passed": 3, "failed": 0, "errors": 0, "skipped": 0, "skip_reasons": {}}
-    cpu["pages"] = {page: ok, other: ok | {"passed": 2, "failed": 1}}
-    line, failed = verification.badge([cpu], WORDS["en"], page, None)
-    assert not failed and "✗" not in line and line.startswith("✓ 3 blocks ran on CPU")
-    assert "??? success" in verification.render([cpu], WORDS["en"], page, [])
-    line, failed = verification.badge([cpu], WORDS["en"], other, None)
-    assert failed and "✗ 1 failed on Some CPU (CPU, " in line
-    assert "??? failure" in verification.render([cpu], WORDS["en"], other, [])
+def test_every_built_page_with_code_carries_one_note_of_where_it_ran(built_site):
+    """At the foot of every page with code: one note, its folded line naming the pinned torch on the CPU; a page
+    with GPU blocks says what GPU ran them, or that none has. No page keeps its own "not run on a GPU" words."""
+    torch = provenance.pinned_torch(REPO)
+    for page in pages():
+        html_text = (built_site / page.url / "index.html").read_text(encoding="utf-8")
+        has_code = any(f.runs for f in fences(page.text()))
+        assert html_text.count('class="provenance-note"') == int(has_code), page
+        if not has_code:
+            continue
+        note = html.unescape(html_text[html_text.index('class="provenance-note"'):].split("</summary>", 1)[0])
+        words = WORDS[page.lang]
+        cpu = any(not provenance.gpu_only(b) for b in provenance.runnable(page.path))
+        assert (words["title_cpu"].format(torch=torch) in note) == cpu, page
+        gpu = provenance.gpu_facts(GPU_RECORDS, page.path, REPO)
+        if gpu is not None and gpu["last"] is None:
+            assert words["title_no_gpu"] in note, page
+        elif gpu is not None:
+            assert words["title_gpu"].split("{")[0] in note and gpu["last"]["device_name"] in note, page
+
+
+GPU_RECORDS = provenance.load_gpu(DOCS / "data", REPO)[0]
+
+
+def test_the_note_stays_out_of_the_search_index(built_site):
+    docs = search_index.read_indexes(built_site)["docs"]
+    assert any("CUDA_VISIBLE_DEVICES" in d["text"] for d in docs)  # the pages themselves are indexed
+    for lang in LANGUAGES:
+        for words in (WORDS[lang]["title_no_gpu"], WORDS[lang]["runs_link"].split("[")[0]):
+            assert all(html.escape(words) not in html.escape(html.unescape(d["title"] + d["text"])) for d in docs)
+
+
+def test_the_verification_page_lists_the_gpu_run_and_explains_its_failures(built_site):
+    for lang in LANGUAGES:
+        text = html.unescape((built_site / ("" if lang == "en" else "zh/") / "verification" / "index.html")
+                             .read_text(encoding="utf-8"))
+        assert "NVIDIA H100 80GB HBM3" in text and "2.11.0+cu130" in text and "b1e3b05" in text
+        assert all(flow(n["note"][lang], lang).split("`")[0][:20] in text for n in NOTES)
 
 
 def test_a_failure_without_a_note_stops_the_build_naming_it(tmp_path):
@@ -483,8 +408,8 @@ def test_a_failure_without_a_note_stops_the_build_naming_it(tmp_path):
     config = {"docs_dir": str(tmp_path / "docs"), "config_file_path": str(tmp_path / "mkdocs.yml")}
     with pytest.raises(PluginError, match=r"^docs/data/verification-notes\.yml: no note for the failure "
                        r"2026-11-22_cuda_nvidia-h100-80gb-hbm3\.json: tests/test_mnist\.py::"):
-        verification.on_pre_build(config)
-    verification.on_pre_build({"docs_dir": str(DOCS), "config_file_path": str(REPO / "mkdocs.yml")})
+        provenance.on_pre_build(config)
+    provenance.on_pre_build({"docs_dir": str(DOCS), "config_file_path": str(REPO / "mkdocs.yml")})
 
 
 def test_every_failure_of_every_record_has_one_note_and_every_note_a_failure():
@@ -499,7 +424,7 @@ def test_a_note_folded_over_lines_reads_as_one_chinese_paragraph():
     assert flow(folded, "zh") == "它返回 0，张量却照样放到了 GPU 上。多 GPU 页面"
     assert flow("it returned 0,\ntensors  still\nwent", "en") == "it returned 0, tensors still went"
     records = [_load(p) | {"_file": p.name} for p in RECORDS]
-    page = verification.runs(records, WORDS["zh"] | {"lang": "zh"}, NOTES)
+    page = provenance.runs({"repo": REPO, "gpu": records, "notes": NOTES}, WORDS["zh"])
     assert "返回的是 0，张量却照样放到了 GPU 上" in page
     gaps = re.findall(r"[\u3400-\u9fff，。：；、）][ \t]+[\u3400-\u9fff，。：；、（]", page)
     assert not gaps, gaps
@@ -517,14 +442,6 @@ def test_the_gpu_job_writes_the_record_and_the_workflow_proposes_it():
     workflow = (REPO / ".github" / "workflows" / "gpu.yml").read_text(encoding="utf-8")
     assert "docs/data/verification/" in workflow and "for kind in benchmarks verification gpu-outputs" in workflow
     assert re.search(r"git add [^\n]*docs/data/verification", workflow)
-
-
-def test_the_stamp_stays_out_of_the_search_index(built_site):
-    docs = search_index.read_indexes(built_site)["docs"]
-    assert any("CUDA_VISIBLE_DEVICES" in d["text"] for d in docs)  # the pages themselves are indexed
-    for lang in LANGUAGES:
-        for words in (WORDS[lang]["title"], WORDS[lang]["headers"][4], WORDS[lang]["badge_await"].format(n=2)):
-            assert all(html.escape(words) not in html.escape(html.unescape(d["title"] + d["text"])) for d in docs)
 
 
 def test_a_checkout_is_dirty_only_when_what_the_run_executes_differs_from_the_commit(tmp_path):

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
-import compat  # docs/hooks/compat.py
+import provenance  # docs/hooks/provenance.py
 from codeblocks_plugin import page_blocks
 from site_pages import (
     COMMENTS,
@@ -55,10 +55,10 @@ def included_lines() -> dict[Path, set[int]]:
                     elif inside:
                         wanted.add(number)
                 shown.setdefault(REPO / path, set()).update(wanted)
-    # the older spellings a page's compatibility note includes, whole (docs/hooks/compat.py)
-    records, spellings = compat.load(DOCS / "data", REPO), compat.load_spellings(DOCS / "data", REPO)
+    # the older spellings a page's compatibility note includes, whole (docs/hooks/provenance.py)
+    records, spellings = provenance.load(DOCS / "data", REPO), provenance.load_spellings(DOCS / "data", REPO)
     for page in pages(LANG):
-        for path in compat.shown_snippets(records, page.name, spellings):
+        for path in provenance.shown_snippets(records, page.name, spellings):
             lines = (REPO / path).read_text(encoding="utf-8").splitlines()
             shown.setdefault(REPO / path, set()).update(range(1, len(lines) + 1))
     return shown

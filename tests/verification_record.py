@@ -1,8 +1,9 @@
-"""pytest plugin: `pytest --verification-record` writes where this run's code ran, for the pages' stamps.
+"""pytest plugin: `pytest --verification-record` writes where this run's code ran, for the pages' notes.
 
 The record (docs/data/verification/<date>_<device type>_<device>.json, schema: docs/data/verification.schema.json)
-holds the machine, versions, commit, and per page and per snippet the tests passed, failed, errored or skipped
-(with the reasons); docs/hooks/verification.py renders it. Off by default: an ordinary run leaves the tree alone.
+holds the machine, versions, commit, per page the tests passed, failed, errored or skipped (with the reasons) and
+each page's code digest. docs/hooks/provenance.py shows a GPU run's record on the pages whose code it ran; a CPU
+run's is CI's status and shown nowhere. Off by default: an ordinary run leaves the tree alone.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from site_pages import REPO, page_code_digest
-from verification import OUTCOMES  # docs/hooks/verification.py, which renders the record
 
 RECORDS = REPO / "docs" / "data" / "verification"
 PAGE = re.compile(r"^docs/[a-z]{2}/[^:]+\.md$")
-SNIPPET_PARAM = re.compile(r"\[(snippets/[^\[\]\s]+\.py)\]")  # test ids that name the snippet they run
+OUTCOMES = ("passed", "failed", "errors", "skipped")
 # Files a test run executes: an untracked one there means the run did not run the commit alone.
 RUN_FROM = ("docs/", "snippets/", "tests/")
 # pytest's report categories -> the record's outcomes; a test in two (a teardown error after a pass) takes the
@@ -66,18 +66,15 @@ def detail(report, outcome: str) -> str:
 
 def build_record(outcomes: dict[str, tuple[str, str]]) -> dict:
     """Counts and failures from node id -> (passed|failed|errors|skipped, detail): `docs/<lang>/<page>.md::...` is
-    a page block, any other test counts for the snippets its id names (`[snippets/....py]`), every test in the totals.
-    """
+    a page block, counted for its page; every test counts in the totals."""
 
     def counts() -> dict:
         return {**dict.fromkeys(OUTCOMES, 0), "skip_reasons": {}}
 
-    record = {"totals": counts(), "pages": {}, "snippets": {}, "failures": []}
+    record = {"totals": counts(), "pages": {}, "failures": []}
     for nodeid, (outcome, why) in sorted(outcomes.items()):
         path = nodeid.split("::", 1)[0]
-        # a page block's label names its snippets too: it counts for the page only
-        keys = [path] if PAGE.match(path) else SNIPPET_PARAM.findall(nodeid)
-        groups = [record["pages" if PAGE.match(path) else "snippets"].setdefault(key, counts()) for key in keys]
+        groups = [record["pages"].setdefault(path, counts())] if PAGE.match(path) else []
         for group in (record["totals"], *groups):
             group[outcome] += 1
             if outcome == "skipped":
@@ -152,7 +149,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         "source": {"kind": "pytest", "file": None},
         **build_record(outcomes),
     }
-    # what each page was when it ran: the stamp says when a page has changed since (site_pages.page_code_digest)
+    # what each page's code was when it ran: a page edited since says "an earlier version ran" (site_pages)
     record["page_digests"] = {page: page_code_digest(REPO / page) for page in record["pages"]
                               if (REPO / page).is_file()}
     path = record_path(config.getoption("verification_record_dir"), record)

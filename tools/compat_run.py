@@ -1,30 +1,16 @@
-"""The compatibility run: every block of the English pages on the CPU with older PyTorch releases, one record per
-release (docs/data/compat/<release>.json, schema docs/data/compat.schema.json) from which each page shows the oldest
-release its blocks ran on (docs/hooks/compat.py).
+"""The compatibility run: every block of the English pages on the CPU with older PyTorch releases; one line per
+block and release in docs/data/compat/<release>.jsonl (schema docs/data/compat.schema.json), each with its own run's
+provenance, from which each page's note shows the oldest release its blocks ran on (docs/hooks/provenance.py).
 
-    make compat                         # every release of docs/hooks/compat.py's RELEASES
-    make compat RELEASES="2.4 2.6"      # those only
-    .venv/bin/python tools/compat_run.py --bisect 2.4 2.15   # the oldest release of each block, by bisection
-    .venv/bin/python tools/compat_run.py --bisect --fresh 2.4 2.15   # the same, running both ends in full first
+    make compat                          # every release of docs/hooks/provenance.py's RELEASES, one after another
+    make compat RELEASES="2.4 2.6"       # those only
+    make compat RELEASES=2.4 COMPAT_ARGS=--blocks=devices.md:7   # one block: only its line is rewritten
 
 Each release is installed from PyPI (torch, its torchvision, the snippets' other packages at the project's pins) into
 a venv under .compat/ (git-ignored), run, and removed again: a release's CUDA build takes 5-6 GB. `--python-for
 2.15=.venv/bin/python` uses an interpreter that has the release already. The blocks run in tools/compat_child.py,
-inside that venv; CUDA-only blocks are not run, their torch names are looked up.
-
---bisect places each block's oldest release (docs/hooks/compat.py's oldest(): the oldest release it ran on, a CUDA-only
-block's with all its torch names, with every newer recorded release good too) between the first and the last release
-given, starting from the committed records: a block's entries count where their digest is the block's now. A block
-without such an entry on the first or the last release is run there; then each block whose oldest release is not
-exact, i.e. lies between the newest release it failed on and its oldest good one with a release in between, is run on
-the midpoint of that range, together with every other such block whose range holds the same release (an install
-costs minutes, a block seconds), until every range is adjacent. --fresh ignores the records: every block runs on
-both ends first, as a first bisection does. Where a block ran but printed another output than the page's, the page
-says since when it prints it "of the releases tried"; bisection does not place that release.
-
-A run also runs the older spellings (docs/data/older_spellings.yml: how to write, before a release, what a block
-uses), each snippet file as a program, recorded as the entry spelling:<its name>; `--blocks spelling:<name>,...`
-runs those alone, and the entries join the release's record (merged()).
+inside that venv; CUDA-only blocks are not run, their torch names are looked up. A run also runs the older spellings
+(docs/data/older_spellings.yml), each snippet file as a program, recorded as spelling:<its name>.
 """
 
 from __future__ import annotations
@@ -32,10 +18,7 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime
-import hashlib
 import json
-import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -43,24 +26,28 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from mkdocs.exceptions import PluginError
-
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO / "docs" / "hooks"), str(REPO / "tests"), str(REPO / "snippets" / "mnist")]
+sys.path[:0] = [str(REPO / "docs" / "hooks"), str(REPO / "snippets" / "mnist"), str(REPO / "tests")]
 
 from bench import git_commit  # noqa: E402  (snippets/mnist: the records' provenance, as the benchmark's)
 
-import compat  # noqa: E402  (docs/hooks)
-from codeblocks_plugin import page_blocks  # noqa: E402  (tests/: the pages' blocks, raw and expanded)
-from compat import ORDER, RELEASES, SPELLING, load_spellings, oldest, release_key  # noqa: E402  (docs/hooks)
-from site_pages import BLOCK_MARKS, INCLUDE, RUN_SYNTAXES, SNIPPETS, code_comments, pages  # noqa: E402
+from mnist_data import ensure_local_mnist  # noqa: E402  (tests/: standard library only, as for tools/gpu_job.py)
+from provenance import NOT_RUN_ON_CPU as NOT_RUN  # noqa: E402  (docs/hooks)
+from provenance import ORDER, RELEASES, SPELLING, label, load_spellings, release_key  # noqa: E402
+from site_pages import (  # noqa: E402
+    PROGRAM_ARGS,
+    RUN_SYNTAXES,
+    SNIPPET_FILE,
+    SNIPPETS,
+    block_digest,
+    page_blocks,
+    pages,
+)
 
 CACHE = REPO / ".compat"  # the venvs, one at a time (git-ignored)
 RECORDS = REPO / "docs" / "data" / "compat"
 # the snippets' packages besides torch and torchvision, at the project's pins (requirements.txt)
 EXTRAS = ("tqdm", "accelerate", "jsonschema")
-SNIPPET_FILE = re.compile(r"\bsnippets/[\w/]+\.py\b")
-NOT_RUN = ("cuda", "multi_gpu")  # marks of blocks the CPU run does not run (BLOCK_MARKS)
 
 
 class Stop(Exception):
@@ -90,30 +77,18 @@ class Block:
 
     @property
     def digest(self) -> str:
-        """What decides how the block behaves: its code without comments, and a shell block's snippet files."""
-        parts = [self.syntax, strip_comments(self.code) if self.syntax == "python" else self.code]
-        parts += [strip_comments((REPO / f).read_text(encoding="utf-8")) for f in self.snippet_files
-                  if (REPO / f).is_file()]
-        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
-
-
-def strip_comments(code: str) -> str:
-    lines = code.splitlines()
-    for row, column, _ in code_comments(code):
-        lines[row - 1] = lines[row - 1][:column].rstrip()
-    return "\n".join(line for line in lines if line.strip())
+        return block_digest(self.syntax, self.code, REPO)
 
 
 def blocks(lang: str = "en") -> list[Block]:
     """Every runnable block of the lang pages, in page order."""
     found = []
     for page in pages(lang):
-        for i, r, e in ((b.index, b.raw, b.expanded) for b in page_blocks(page.path)):  # as the tests collect them
-            if e.syntax not in RUN_SYNTAXES:
-                continue
-            label = ", ".join(INCLUDE.findall(r.code)) or r.code.strip().splitlines()[0].rstrip(" \\")[:80]
-            found.append(Block(page.name, i, e.syntax, e.code, tuple(m.split(".")[-1].split("(")[0].strip()
-                                                                     for m in e.marks), e.expected_output, label))
+        for b in page_blocks(page.path):  # as the tests collect them
+            e = b.expanded
+            if e.syntax in RUN_SYNTAXES:
+                marks = tuple(m.split(".")[-1].split("(")[0].strip() for m in e.marks)
+                found.append(Block(page.name, b.index, e.syntax, e.code, marks, e.expected_output, label(b)))
     return found
 
 
@@ -170,12 +145,6 @@ def torch_names(code: str) -> list[str]:
     return sorted(n for n in names if not any(o.startswith(n + ".") for o in names))
 
 
-def program_args() -> dict[str, list[str]]:
-    from snippet_runs import ARGS  # the arguments a quick real run of a command-line snippet needs
-
-    return ARGS
-
-
 def job(block: Block) -> dict:
     """What tools/compat_child.py runs for block."""
     if any(m in NOT_RUN for m in block.marks):
@@ -187,24 +156,21 @@ def job(block: Block) -> dict:
     for path in sorted(SNIPPETS.rglob("*.py")):  # a whole snippet file: run as a program, as the tests do
         if path.read_text(encoding="utf-8").strip() == block.code.strip():
             rel = path.relative_to(REPO).as_posix()
-            return {"id": block.id, "kind": "program", "code": rel, "args": program_args().get(rel, [])}
+            return {"id": block.id, "kind": "program", "code": rel, "args": PROGRAM_ARGS.get(rel, [])}
     return {"id": block.id, "kind": "exec", "code": block.code}
 
 
-def squeeze(text: str, ignore_whitespace: bool) -> str:
-    return re.sub(r"\s+", "", text) if ignore_whitespace else text
-
-
-def entry(block: Block, result: dict) -> dict:
-    """A block's entry in a record, from the child's result."""
-    base = {"id": block.id, "label": block.label, "digest": block.digest}
+def entry(block: Block, result: dict, provenance: dict) -> dict:
+    """A block's line in a record, from the child's result, with its run's provenance."""
+    line = {"id": block.id, "digest": block.digest}
     if "missing" in result:
-        reason = next(BLOCK_MARKS[m].skip_reason for m in block.marks if m in NOT_RUN)
-        return base | {"outcome": "skipped", "reason": reason, "missing_names": result["missing"]}
-    if result["status"]:
-        return base | {"outcome": "failed", "error": result["error"] or "failed", "warnings": result["warnings"]}
-    shown = None if block.expected is None else result["stdout"] == block.expected
-    return base | {"outcome": "ran", "output_as_shown": shown, "warnings": result["warnings"]}
+        line |= {"outcome": "skipped", "missing": result["missing"]}
+    elif result["status"]:
+        line |= {"outcome": "failed", "error": result["error"] or "failed"}
+    else:
+        shown = {} if block.expected is None else {"as_shown": result["stdout"] == block.expected}
+        line |= {"outcome": "ran"} | shown
+    return line | ({"warnings": result["warnings"]} if result.get("warnings") else {}) | provenance
 
 
 def requirement_pins(names: tuple[str, ...] = EXTRAS) -> list[str]:
@@ -216,27 +182,20 @@ def run_command(command: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(command, check=True, **kw)
 
 
-def install(release: str, python: str) -> tuple[Path, float]:
-    """A fresh venv with release's torch and torchvision (no pip cache kept); its folder and the seconds it took."""
+def install(release: str, python: str) -> Path:
+    """A fresh venv with release's torch and torchvision (no pip cache kept)."""
     torch_pin, vision_pin = RELEASES[release]
     venv = CACHE / f"venv-{release}"
     shutil.rmtree(venv, ignore_errors=True)
-    start = time.monotonic()
     run_command([python, "-m", "venv", str(venv)])
     run_command([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-cache-dir",
                  f"torch=={torch_pin}", f"torchvision=={vision_pin}", *requirement_pins()])
-    return venv, time.monotonic() - start
+    return venv
 
 
-def folder_bytes(folder: Path) -> int:
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink())
-
-
-def run_release(release: str, interpreter: str, chosen: list[Block]) -> tuple[dict, list[dict]]:
-    """Run the chosen blocks with interpreter: the child's header and one entry per block."""
-    from mnist_data import ensure_local_mnist
-
-    ensure_local_mnist()  # pages train on real MNIST without downloading it (tests/mnist_data.py)
+def run_release(release: str, interpreter: str, chosen: list[Block]) -> list[dict]:
+    """Run the chosen blocks with interpreter: one line per block, each with this run's provenance."""
+    ensure_local_mnist()  # pages train on real MNIST without downloading it
     CACHE.mkdir(exist_ok=True)
     jobs_file, results_file = CACHE / f"jobs-{release}.json", CACHE / f"results-{release}.jsonl"
     jobs_file.write_text(json.dumps([job(b) for b in chosen]))
@@ -244,142 +203,48 @@ def run_release(release: str, interpreter: str, chosen: list[Block]) -> tuple[di
                    check=True, cwd=REPO)
     lines = [json.loads(line) for line in results_file.read_text().splitlines()]
     by_id = {r["id"]: r for r in lines[1:]}
-    return lines[0], [entry(b, by_id[b.id]) for b in chosen]
-
-
-def record(release: str, header: dict, entries: list[dict], scope: str, seconds: dict, disk: dict) -> dict:
     commit, dirty = git_commit(REPO)
-    return {
-        "release": release,
-        "torch": header["versions"]["torch"],
-        "torchvision": header["versions"]["torchvision"],
-        "python": header["versions"]["python"],
-        "platform": f"{platform.system()} {platform.machine()}",
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": commit,
-        "commit_dirty": dirty,
-        "scope": scope,
-        "seconds": seconds,
-        "disk": disk,
-        "import_warnings": header["import_warnings"],
-        "blocks": entries,
-    }
+    provenance = {"torch": lines[0]["versions"]["torch"], "commit": commit, "dirty": dirty,
+                  "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return [entry(b, by_id[b.id], provenance) for b in chosen]
 
 
-def merged(old: dict | None, new: dict, current: list[str]) -> dict:
-    """new, keeping old's entries of the same torch for the current blocks new did not run (a run of some blocks
-    updates its release's record); "all" where the entries then cover every current block of the pages."""
-    if old is None or old["torch"] != new["torch"]:
-        return new
-    ran = {e["id"] for e in new["blocks"]}
-    entries = [e for e in old["blocks"] if e["id"] not in ran and e["id"] in current] + new["blocks"]
-    entries.sort(key=lambda e: current.index(e["id"]) if e["id"] in current else len(current))
-    pages_blocks = {i for i in current if not i.startswith(SPELLING)}  # the older spellings aside
-    scope = "all" if pages_blocks <= {e["id"] for e in entries} else new["scope"]
-    return new | {"scope": scope, "blocks": entries}
+def merged(old: list[dict], new: list[dict], whole: bool) -> list[dict]:
+    """A release's lines after a run: a run of every block replaces them all; a run of some replaces only the
+    lines of the blocks it ran and leaves every other line as it was."""
+    ran = {e["id"] for e in new}
+    return new if whole else [e for e in old if e["id"] not in ran] + new
 
 
-def one_release(release: str, chosen: list[Block], scope: str, python: str, python_for: dict[str, str],
-                keep: bool) -> dict:
-    """Install (unless python_for has it), run, write the record, remove the venv; the record."""
-    free_before = shutil.disk_usage(REPO).free
-    venv, install_s = None, None
-    interpreter = python_for.get(release)
+def write(release: str, entries: list[dict], whole: bool) -> Path:
+    path = RECORDS / f"{release}.jsonl"
+    old = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.is_file() else []
+    order = {b.id: i for i, b in enumerate(runnable())}
+    lines = sorted(merged(old, entries, whole), key=lambda e: (order.get(e["id"], len(order)), e["id"]))
+    RECORDS.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in lines),
+                    encoding="utf-8")
+    return path
+
+
+def one_release(release: str, chosen: list[Block], whole: bool, python: str, python_for: dict[str, str],
+                keep: bool) -> list[dict]:
+    """Install (unless python_for has it), run, write the lines, remove the venv."""
+    venv, interpreter = None, python_for.get(release)
+    start = time.monotonic()
     if interpreter is None:
         print(f"compat: installing torch {RELEASES[release][0]} ...", flush=True)
-        venv, install_s = install(release, python)
+        venv = install(release, python)
         interpreter = str(venv / "bin" / "python")
-    # a venv of .compat/ made beforehand (--python-for .compat/venv-2.4/bin/python) is measured too
-    made = Path(interpreter).absolute().parents[1]
-    measured = made if made.is_relative_to(CACHE) else None
-    disk = {"venv_bytes": folder_bytes(measured) if measured else None,
-            "free_before_bytes": free_before, "free_installed_bytes": shutil.disk_usage(REPO).free}
     print(f"compat: running {len(chosen)} blocks with {interpreter} ...", flush=True)
-    start = time.monotonic()
-    header, entries = run_release(release, interpreter, chosen)
-    seconds = {"install": None if install_s is None else round(install_s, 1), "run": round(time.monotonic() - start, 1)}
+    entries = run_release(release, interpreter, chosen)
     if venv is not None and not keep:
         shutil.rmtree(venv)
-    path = RECORDS / f"{release}.json"
-    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    rec = merged(old, record(release, header, entries, scope, seconds, disk), [b.id for b in runnable()])
-    RECORDS.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path = write(release, entries, whole)
     failed = sum(e["outcome"] == "failed" for e in entries)
-    print(f"compat: {release}: {len(entries)} blocks, {failed} failed, install {seconds['install']} s, "
-          f"run {seconds['run']} s -> docs/data/compat/{release}.json", flush=True)
-    return rec
-
-
-def next_probe(low: str, high: str) -> str | None:
-    """The release halfway between low (a block failed there) and high (it ran there); None when adjacent."""
-    a, b = release_key(low), release_key(high)
-    return ORDER[(a + b) // 2] if b - a > 1 else None
-
-
-def current(records: list[dict], all_blocks: list[Block], first: str, last: str) -> list[dict]:
-    """The records of the releases first..last, each keeping the entries of all_blocks whose digest is the block's now
-    (an entry of edited code says nothing of the code on the page)."""
-    digests = {b.id: b.digest for b in all_blocks}
-    span = range(release_key(first), release_key(last) + 1)
-    return [r | {"blocks": [e for e in r["blocks"] if digests.get(e["id"]) == e["digest"]]}
-            for r in records if release_key(r["release"]) in span]
-
-
-def with_run(records: list[dict], release: str, entries: list[dict]) -> list[dict]:
-    """records with a run's entries on release: they replace that release's entries of the same blocks."""
-    ran = {e["id"] for e in entries}
-    others = [r for r in records if r["release"] != release]
-    kept = [e for r in records if r["release"] == release for e in r["blocks"] if e["id"] not in ran]
-    return [*others, {"release": release, "scope": "bisect", "blocks": kept + entries}]
-
-
-def unplaced(records: list[dict], ids: list[str]) -> dict[str, tuple[str, str]]:
-    """Each block whose oldest release is not exact: (the newest release it failed on, its oldest good one), the range
-    its oldest release lies in. A block that fails on its newest record, or has no failure below its oldest good
-    release, has none."""
-    found = {}
-    for i in ids:
-        fact = oldest(records, i)
-        if fact is not None and not fact["exact"] and fact["failed_on"] is not None:
-            found[i] = (fact["failed_on"], fact["release"])
-    return found
-
-
-def next_release(ranges: dict[str, tuple[str, str]]) -> tuple[str, list[str]] | None:
-    """The release to install next and the blocks to run on it: of the ranges' midpoints, the one inside most ranges
-    (the newest on a tie), with every block whose range holds it; None when every range is adjacent."""
-    def inside(release: str) -> list[str]:
-        return [i for i, (lo, hi) in ranges.items() if release_key(lo) < release_key(release) < release_key(hi)]
-
-    midpoints = {p for lo, hi in ranges.values() if (p := next_probe(lo, hi))}
-    if not midpoints:
-        return None
-    release = max(midpoints, key=lambda r: (len(inside(r)), release_key(r)))
-    return release, inside(release)
-
-
-def end_runs(records: list[dict], all_blocks: list[Block], release: str) -> list[Block]:
-    """The blocks that have no entry on release in records: they run there first."""
-    have = {e["id"] for r in records if r["release"] == release for e in r["blocks"]}
-    return [b for b in all_blocks if b.id not in have]
-
-
-def bisect(first: str, last: str, all_blocks: list[Block], run, records: list[dict] = ()) -> None:
-    """Place each block's oldest release between first and last (the module's docstring), from records (none: every
-    block runs on both ends first). run(release, blocks, scope) -> the record."""
-    known = current(list(records), all_blocks, first, last)
-    for end in (first, last):
-        if chosen := end_runs(known, all_blocks, end):
-            scope = "all" if len(chosen) == len(all_blocks) else "bisect"
-            known = with_run(known, end, run(end, chosen, scope)["blocks"])
-    tried = {(e["id"], r["release"]) for r in known for e in r["blocks"]}
-    while step := next_release(unplaced(known, [b.id for b in all_blocks])):
-        release, ids = step
-        if again := [i for i in ids if (i, release) in tried]:  # a run that did not answer for a block
-            raise Stop(f"--bisect: {again[0]} was run on {release} already and its range did not narrow")
-        tried |= {(i, release) for i in ids}
-        known = with_run(known, release, run(release, [b for b in all_blocks if b.id in ids], "bisect")["blocks"])
+    print(f"compat: {release}: {len(entries)} blocks, {failed} failed, {time.monotonic() - start:.0f} s "
+          f"-> {path.relative_to(REPO)}", flush=True)
+    return entries
 
 
 def parse_python_for(values: list[str]) -> dict[str, str]:
@@ -397,12 +262,8 @@ def parse_python_for(values: list[str]) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("releases", nargs="*", help=f"minor releases to run (default: all of {ORDER[0]}-{ORDER[-1]})")
-    parser.add_argument("--bisect", action="store_true", help="place each block's oldest release by bisection "
-                        "between the first and the last release given")
-    parser.add_argument("--fresh", action="store_true", help="with --bisect: run every block on both ends first "
-                        "instead of starting from the committed records")
     parser.add_argument("--blocks", help="comma-separated block ids (devices.md:7, spelling:tf32_flags) to run "
-                        "instead of all")
+                        "instead of all: only their lines are rewritten")
     parser.add_argument("--python", default=sys.executable, help="the interpreter that makes the venvs")
     parser.add_argument("--python-for", action="append", default=[], metavar="RELEASE=PATH",
                         help="use this interpreter (which has the release installed) instead of installing it")
@@ -413,38 +274,24 @@ def main(argv: list[str] | None = None) -> int:
         if bad := [r for r in releases if r not in RELEASES]:
             raise Stop(f"unknown release {bad[0]}: expected one of {', '.join(ORDER)}")
         python_for = parse_python_for(args.python_for)
-        all_blocks = runnable()
+        chosen = runnable()
         if args.blocks:
             wanted = args.blocks.split(",")
-            if unknown := [w for w in wanted if w not in {b.id for b in all_blocks}]:
+            if unknown := [w for w in wanted if w not in {b.id for b in chosen}]:
                 raise Stop(f"--blocks: no block {unknown[0]} (ids are page:number, e.g. devices.md:7)")
-            all_blocks = [b for b in all_blocks if b.id in wanted]
-        ordered = sorted(releases, key=release_key)
-        if args.fresh and not args.bisect:
-            raise Stop("--fresh: only with --bisect (a plain run always runs its releases in full)")
-
-        def run(release, chosen, scope):
-            return one_release(release, chosen, scope, args.python, python_for, args.keep)
-
-        if args.bisect:
-            if len(ordered) != 2:
-                raise Stop("--bisect: give the first and the last release, e.g. --bisect 2.4 2.15")
-            try:
-                records = [] if args.fresh else compat.load(RECORDS.parent, REPO)
-            except PluginError as error:  # a malformed record: the build's one line, naming file and field
-                raise Stop(str(error)) from None
-            bisect(ordered[0], ordered[1], all_blocks, run, records)
-        else:
-            for release in ordered:
-                run(release, all_blocks, "all" if not args.blocks else "bisect")
+            chosen = [b for b in chosen if b.id in wanted]
     except Stop as stop:
         print(f"compat_run: {stop}", file=sys.stderr)
         return 2
-    except subprocess.CalledProcessError as error:
-        print(f"compat_run: {' '.join(map(str, error.cmd))[:200]} exited with status {error.returncode}",
-              file=sys.stderr)
-        return 1
-    return 0
+    status = 0
+    for release in sorted(releases, key=release_key):  # one release's failure leaves the others to run
+        try:
+            one_release(release, chosen, not args.blocks, args.python, python_for, args.keep)
+        except subprocess.CalledProcessError as error:
+            print(f"compat_run: {release}: {' '.join(map(str, error.cmd))[:200]} exited with status "
+                  f"{error.returncode}", file=sys.stderr)
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

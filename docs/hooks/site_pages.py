@@ -23,6 +23,7 @@ from jsonschema.exceptions import best_match
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 from pymdownx.snippets import SnippetExtension, SnippetPreprocessor
+from pytest_codeblocks import CodeBlock, extract_from_buffer
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -157,14 +158,86 @@ CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
 SOFT_BREAK = re.compile(rf"(?<=[{CJK}])\n[ \t]*(?=[{CJK}])")
 
 
+SNIPPET_FILE = re.compile(r"\bsnippets/[\w/]+\.py\b")  # a snippet file a shell block runs
+# command-line snippets run as programs (tests, compatibility run) with the arguments a quick real run needs
+PROGRAM_ARGS = {
+    "snippets/mnist/bench.py": ["--pipelines", "resident", "--epochs", "1", "--out", "{tmp}"],  # a scratch folder
+}
+
+
+def behaviour_key(syntax: str, code: str) -> tuple[str, str]:
+    """What decides how code behaves: for Python that parses, its syntax tree without docstrings (unless the code
+    reads a __doc__) and without comments or layout; for anything else, the code without `#` comments. The
+    languages' copies of a block differ only in comments and docstrings, so they share it."""
+    if syntax == "python":
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            tree = None
+        if tree is not None:
+            if "__doc__" not in code:
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
+                            and ast.get_docstring(node, clean=False) is not None:
+                        node.body = node.body[1:] or [ast.Pass()]
+            return syntax, ast.dump(tree)
+        lines = code.splitlines()
+        for row, column, _ in code_comments(code):
+            lines[row - 1] = lines[row - 1][:column]
+        return syntax, "\n".join(lines)
+    return syntax, code
+
+
+def block_digest(syntax: str, code: str, repo: Path = REPO) -> str:
+    """A block's one identity (the tests' run-once key, the compatibility records' and the GPU records'
+    staleness): its behaviour_key, and a shell block's snippet files' too."""
+    parts = [behaviour_key(syntax, code)]
+    if syntax != "python":
+        parts += [behaviour_key("python", (repo / f).read_text(encoding="utf-8"))
+                  for f in dict.fromkeys(SNIPPET_FILE.findall(code)) if (repo / f).is_file()]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+@dataclass
+class PageBlock:
+    """One block of a page as pytest-codeblocks reads it (a fence, its expected output folded in): what the page
+    source holds (raw) and what runs (expanded: includes in, comments in the page's language)."""
+
+    page: Path
+    index: int  # its number among the page's blocks, as the tests name it ("block 7")
+    raw: CodeBlock
+    expanded: CodeBlock
+
+    @property
+    def includes(self) -> list[str]:
+        return INCLUDE.findall(self.raw.code)
+
+    @property
+    def marks(self) -> list[str]:
+        return [m.strip() for m in self.raw.marks]
+
+    @property
+    def label(self) -> str:
+        return f"block {self.index} [{', '.join(self.includes) or self.raw.syntax or 'text'}]"
+
+    @property
+    def digest(self) -> str:
+        return block_digest(self.expanded.syntax, self.expanded.code)
+
+
+@functools.cache  # read once per run: collection, the snippet runs, the site tests and the hooks ask for the same
+def page_blocks(page: Path) -> tuple[PageBlock, ...]:
+    text = page.read_text(encoding="utf-8")
+    raw = extract_from_buffer(io.StringIO(text))
+    expanded = extract_from_buffer(io.StringIO(expand_includes(text, page.parent.name)))
+    return tuple(PageBlock(page, i + 1, r, e) for i, (r, e) in enumerate(zip(raw, expanded, strict=True)))
+
+
 def page_code_digest(page: Path, repo: Path = REPO) -> str:
-    """A digest of what a run of page checks: every fence as the page shows it (snippets included, comments in the
-    page's language), with its marks. A record keeps it, so a later edit of the page shows as "changed since"."""
-    text = expand_includes(page.read_text(encoding="utf-8"), page.parent.name, repo)
-    digest = hashlib.sha256()
-    for fence in fences(text):
-        digest.update(json.dumps([fence.info, fence.marks, fence.code], ensure_ascii=False).encode())
-    return digest.hexdigest()[:16]
+    """A page's code as a GPU record keeps it (its runnable blocks' digests and marks): a later edit of the page's
+    code shows as "an earlier version ran there"."""
+    blocks = [[b.digest, b.marks] for b in page_blocks(page) if b.expanded.syntax in RUN_SYNTAXES]
+    return hashlib.sha256(json.dumps(blocks).encode()).hexdigest()[:16]
 
 
 def join_cjk_lines(text: str) -> str:
