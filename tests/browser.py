@@ -78,11 +78,6 @@ def new_context(browser):
     return make
 
 
-_SITEMAP_PROBES_JS = (
-    "() => [...document.querySelectorAll('link[rel=alternate]')].map(l => new URL('sitemap.xml', l.href).href)"
-)
-
-
 class Recorder:
     """Everything a page requested and every error it logged, from the moment it is made."""
 
@@ -95,20 +90,9 @@ class Recorder:
     def outside(self, origin: str) -> list[str]:
         return [u for u in self.requests if not u.startswith((f"{origin}/", "data:", "blob:"))]
 
-    def unexpected_errors(self, page) -> list[str]:
-        """Console errors and uncaught exceptions, less the 404s of Material's sitemap probes.
-
-        Material (integrations/alternate) fetches `sitemap.xml` relative to every `<link rel=alternate>` to
-        map pages across languages, and falls back to the plain link when that fails. mkdocs-static-i18n
-        points those links at pages, not at language roots, so the probes 404 and Chrome logs "Failed to
-        load resource" for each. That and only that is tolerated: any other failed load is reported.
-        """
-        probes = set(page.evaluate(_SITEMAP_PROBES_JS))
-        errors = [
-            f"console error: {text} ({url})"
-            for text, url in self.console_errors
-            if not (url in probes and text.startswith("Failed to load resource") and "404" in text)
-        ]
+    def unexpected_errors(self, page=None) -> list[str]:
+        """Console errors and uncaught exceptions: none is expected on any page (page: unused, kept for callers)."""
+        errors = [f"console error: {text} ({url})" for text, url in self.console_errors]
         return errors + [f"uncaught exception: {e}" for e in self.page_errors]
 
 

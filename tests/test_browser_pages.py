@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 import notebooks
+import page_text
 import search_index
 from browser import CHECKED_BY, DESKTOP, PALETTE_TOGGLE, Recorder, describe_violations, start_axe
 from site_pages import LANGUAGES, REPO, Page, expand_includes, fences, pages
@@ -27,6 +28,9 @@ pytest_plugins = ["browser"]
 PAGES = pages()
 IDS = [f"{p.lang}/{p.stem}" for p in PAGES]
 PYTHON = {"python", "py"}  # the syntaxes whose blocks readers copy as Python (py: shown, not run)
+# the syntaxes a reader copies as they are: Python, shell commands that run (bash, sh) or are shown (shell), a Jupyter
+# line (ipython); a console block copies its commands alone (console_commands), a text fence (an output) has no button
+COPIED_AS_IS = PYTHON | {"bash", "sh", "shell", "ipython"}
 PHONE = {"width": 390, "height": 844}
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 ARTIFACTS = REPO / "test-artifacts"
@@ -48,7 +52,7 @@ class Findings:
     offline: list[str] | Exception
     axe: list[str] | Exception
     copy: list[str] | Exception
-    languages: dict[str, dict[str, str] | str] | Exception  # where it landed, its <html lang>, its language links
+    languages: dict[str, dict[str, str] | str] | Exception  # where it landed, its <html lang>, its language menu
     layout: dict | Exception  # as loaded, at the desktop width: see LAYOUT_JS
     phone: dict | Exception  # the same load at a phone's width: see PHONE_CODE_JS
 
@@ -91,8 +95,7 @@ def findings(new_context, origin, built_site):
         try:
             response = page.goto(f"{origin}/{path}", wait_until="load")
             languages = {"url": page.url, "lang": page.evaluate("document.documentElement.lang"),
-                         "selector": _language_links(page, ".md-header .md-select a[hreflang]"),
-                         "alternates": _language_links(page, "head link[rel=alternate][hreflang]")}
+                         "selector": _language_links(page, ".md-header .md-select a[hreflang]")}
             layout = _checked(page.evaluate, LAYOUT_JS)  # before axe, which flips the colour scheme
             # what a reader unfolds is checked as shown: at a phone's width, by axe, through its copy buttons
             page.evaluate(OPEN_FOLDS_JS)
@@ -155,12 +158,14 @@ def test_page_has_no_serious_accessibility_violations(findings, doc):
 
 
 @pytest.mark.parametrize("doc", PAGES, ids=IDS)
-def test_copy_buttons_copy_the_included_code(findings, doc):
-    """Every Python block's copy button copies exactly the included snippet, comments in the page's language; a
-    shown output (a text fence) has no copy button; a shell block's copy holds no `$ ` prompt."""
+def test_copy_buttons_copy_what_the_block_shows(findings, doc):
+    """Every code block's copy button, clicked, puts on the clipboard what the block shows: a Python block the
+    included snippet, comments in the page's language; a shell block its lines, comments as comments; a console
+    block its commands without their `$ ` prompts and without their output. A shown output (a text fence) has no
+    copy button."""
     problems = _problems(findings(doc.url).copy)
-    if not problems and not any(f.syntax in PYTHON for f in fences(doc.text())):
-        pytest.skip("no Python block on this page")
+    if not problems and not any(f.syntax in COPIED_AS_IS | {"console"} for f in fences(doc.text())):
+        pytest.skip("no code block on this page")
     _fail_on(problems, f"/{doc.url}", sep="\n\n")
 
 
@@ -267,8 +272,9 @@ async () => {
   await new Promise(ok => requestAnimationFrame(() => requestAnimationFrame(ok)));
   const firstLine = text => (text.split("\\n").find(line => line.trim()) || "").trim().slice(0, 90);
   const code = [...document.querySelectorAll(
-    ".md-content div.highlight:is(.language-python, .language-py, .language-bash, .language-sh, .language-console)"
-    + " > pre > code, .md-content .jupyter-wrapper .highlight-ipynb > pre")];
+    ".md-content div.highlight:is(.language-python, .language-py, .language-bash, .language-sh, .language-shell,"
+    + " .language-ipython, .language-console, .language-text.aligned) > pre > code,"
+    + " .md-content .jupyter-wrapper .highlight-ipynb > pre")];
   const scrollers = [...document.querySelectorAll(".md-content pre > code, .md-content .jupyter-wrapper pre")];
   const scrolls = el => el.scrollWidth > el.clientWidth + 1;
   const unfocused = () => scrollers.filter(el => scrolls(el) && el.tabIndex < 0);
@@ -306,8 +312,14 @@ async () => {
     if (table.scrollWidth > box.clientWidth + 1)
       wrapped.push(`the summary table is ${table.scrollWidth} px wide in ${box.clientWidth} px`);
   }
+  // a glossary entry's meaning takes the screen's width (docs/stylesheets/extra.css), not a column of a few characters
+  const meanings = [...document.querySelectorAll(".md-content .glossary td:nth-child(3)")];
+  for (const td of meanings)
+    if (td.clientWidth < 0.8 * window.innerWidth)
+      wrapped.push(`a glossary meaning ${td.clientWidth} px wide: ${firstLine(td.textContent)}`);
   return {width: window.innerWidth, code: code.length, scrolling: scrollers.filter(scrolls).length, wrapped,
-          unreachable, cellCode: cellCode.length};
+          unreachable, cellCode: cellCode.length, meanings: meanings.length,
+          aligned: document.querySelectorAll(".md-content div.language-text.aligned").length};
 }
 """
 
@@ -331,11 +343,17 @@ def _phone_problems(found: dict, where: str) -> list[str]:
 def test_code_does_not_wrap_on_a_phone(findings, doc):
     """At 390 px no Python or shell block wraps: a line longer than the screen scrolls inside its block, which
     keeps the indentation (a wrapped line restarts at column 0); and a block that scrolls can be scrolled from
-    the keyboard. Shown outputs (text fences) may wrap. A name in a benchmark table stays on one line (the
-    MNIST records once stacked `dataloader` a letter a line in Chinese)."""
+    the keyboard. Shown outputs (text fences) may wrap, except those laid out in columns (docs/hooks/page_text.py
+    marks them .aligned: the "what waits" table, the dtype table, printed tensors). A name in a benchmark table
+    stays on one line (the MNIST records once stacked `dataloader` a letter a line in Chinese), and a glossary
+    entry's meaning takes the screen's width (it was a column five Chinese characters wide)."""
     found = _problems(findings(doc.url).phone)
     if any(f.syntax in PYTHON for f in fences(doc.text())):
         assert found["code"] > 0, f"/{doc.url}: no Python block found (div.highlight.language-python)"
+    if doc.stem in {"performance", "mixed-precision", "reproducibility"}:  # the check sees aligned outputs
+        assert found["aligned"] > 0, f"/{doc.url}: no output marked .aligned"
+    if doc.stem == "glossary":  # and the glossary's entries
+        assert found["meanings"] > 50, f"/{doc.url}: {found['meanings']} glossary entries found (.glossary td)"
     if doc.stem == "mnist":
         assert found["cellCode"] > 0, f"/{doc.url}: no name found in a benchmark table"
     _fail_on(_phone_problems(found, f"/{doc.url}"), "code that wraps or cannot be scrolled from the keyboard")
@@ -494,54 +512,72 @@ def _closest(text: str, candidates: list[str | None]) -> str:
     )
 
 
-# JS: the article's shown outputs (text fences) that have a copy button, and its shell blocks whose copy (as
-# COPY_TEXTS_JS reads it) has a line starting with a `$ ` prompt, each by its first line; and how many outputs.
-OUTPUT_AND_SHELL_COPY_JS = """
+# JS: the article's shown outputs (text fences), each with a copy button by its first line, and how many there are
+OUTPUTS_WITH_A_BUTTON_JS = """
 () => {
   const firstLine = text => (text.split("\\n").find(line => line.trim()) || "").trim().slice(0, 90);
   const outputs = [...document.querySelectorAll("article div.highlight.language-text")];
   const withButton = outputs.filter(block => block.querySelector("[data-clipboard-target], .md-clipboard"))
     .map(block => firstLine(block.querySelector("code").innerText));
-  const prompted = [];
-  const shell = "article div.highlight:is(.language-console, .language-bash, .language-sh)";
-  for (const block of document.querySelectorAll(shell)) {
-    const code = block.querySelector("code");
-    code.setAttribute("data-md-copying", "");
-    const copied = code.innerText;
-    code.removeAttribute("data-md-copying");
-    if (copied.split("\\n").some(line => /^\\s*\\$ /.test(line))) prompted.push(firstLine(copied));
-  }
-  return {outputs: outputs.length, withButton, prompted};
+  return {outputs: outputs.length, withButton};
+}
+"""
+# JS, on a code block: the id of the radio input that shows the content tab it lies in, or null (a block in a tab
+# that is not shown has no box to click: its tab is clicked first)
+TAB_OF_JS = """
+block => {
+  const tab = block.closest(".tabbed-block");
+  if (!tab) return null;
+  const index = [...tab.parentElement.children].indexOf(tab);
+  return tab.closest(".tabbed-set").querySelectorAll(":scope > input")[index].id;
 }
 """
 
 
-def _output_and_shell_copy_problems(page, doc: Page) -> list[str]:
-    """A shown output (a text fence) has no copy button (its <div> is .no-copy, docs/hooks/page_text.py); what a
-    shell block's copy button copies runs as it is, with no `$ ` prompt (docs/stylesheets/extra.css)."""
-    found = page.evaluate(OUTPUT_AND_SHELL_COPY_JS)
+def console_commands(code: str) -> str:
+    """What a console block's copy button copies: each `$ ` line's command and the lines that continue it (a `\\` at
+    a line's end), without the prompt; the other lines are the session's output, left out."""
+    commands, continued = [], False
+    for line in code.splitlines():
+        if continued or line.startswith("$ "):
+            commands.append(line if continued else line.removeprefix("$ "))
+            continued = line.endswith("\\")
+    return "\n".join(commands)
+
+
+def _as_built(code: str) -> str:
+    """Code as the build shows it: Home's clone placeholder replaced by the command docs/hooks/page_text.py writes for
+    this build (its repository's, REPO_URL as the deploy sets it, or the checkout's; tests/test_site.py checks it)."""
+    command = (page_text.clone_command(os.environ["REPO_URL"]) if os.environ.get("REPO_URL")
+               else page_text.local_clone_command())
+    return page_text.CLONE.sub(lambda _: command, code)
+
+
+def _output_problems(page, doc: Page) -> list[str]:
+    """A shown output (a text fence) has no copy button (its <div> is .no-copy, docs/hooks/page_text.py)."""
+    found = page.evaluate(OUTPUTS_WITH_A_BUTTON_JS)
     text_fences = sum(f.syntax == "text" for f in fences(doc.text()))
     problems = [f"the page has {text_fences} text fences, but {found['outputs']} div.highlight.language-text"] if (
         found["outputs"] < text_fences) else []
-    problems += [f"a shown output has a copy button: {line}" for line in found["withButton"]]
-    return problems + [f"a shell block copies its `$ ` prompts: {line}" for line in found["prompted"]]
+    return problems + [f"a shown output has a copy button: {line}" for line in found["withButton"]]
 
 
 def _copy_problems(page, doc: Page) -> list[str]:
-    """No copy button on outputs nor prompts in shell copies (above); each Python fence's copy button yields the code
-    as included (Material trims the end), found in page order among the article's code blocks; then the same
-    through the real clipboard."""
-    outputs = _output_and_shell_copy_problems(page, doc)
+    """No copy button on outputs (above); each code fence's copy button yields what the fence shows (Python as
+    included, Material trims the end), found in page order among the article's code blocks; then the same through
+    the real clipboard."""
+    outputs = _output_problems(page, doc)
     if outputs:
         return outputs
     text = doc.text()
     shown = [
         (i, raw, code)
         for i, (raw, code) in enumerate(zip(fences(text), fences(expand_includes(text, doc.lang)), strict=True), 1)
-        if raw.syntax in PYTHON
+        if raw.syntax in COPIED_AS_IS | {"console"}
     ]
     labels = [f"fence {i} [{', '.join(raw.includes) or raw.syntax}]" for i, raw, _ in shown]
-    expected = [textwrap.dedent(code.code).rstrip("\n") for _, _, code in shown]
+    expected = [console_commands(textwrap.dedent(code.code)) if raw.syntax == "console"
+                else _as_built(textwrap.dedent(code.code)).rstrip("\n") for _, raw, code in shown]
     copy_texts = page.evaluate(COPY_TEXTS_JS)  # one per code block of the article, in order
     hits, start = [], 0
     for want in expected:
@@ -561,11 +597,14 @@ def _copy_problems(page, doc: Page) -> list[str]:
     # fences). `force`: the buttons show on hover, and Playwright's actionability checks per block took seconds.
     copied = []
     for hit in hits:
+        block = page.locator("article div.highlight").nth(hit)
+        if tab := block.evaluate(TAB_OF_JS):
+            page.locator(f"label[for='{tab}']").click()
         page.evaluate("navigator.clipboard.writeText('')")
-        page.locator("article div.highlight").nth(hit).locator("[data-clipboard-target]").click(force=True)
+        block.locator("[data-clipboard-target]").click(force=True)
         copied.append(page.evaluate("navigator.clipboard.readText()"))
     return [
-        f"{label}: after clicking copy the clipboard holds {got!r}"
+        f"{label}: after clicking copy the clipboard holds {got!r}, not {want!r}"
         for label, want, got in zip(labels, expected, copied, strict=True)
         if got != want
     ]
@@ -587,15 +626,15 @@ def _language_links(page, selector: str) -> dict[str, str]:
 # every page name, whichever language has it (a page missing in one language fails the switch test)
 @pytest.mark.parametrize("name", sorted({p.name for p in PAGES}), ids=lambda name: name.removesuffix(".md"))
 def test_language_switch_leads_to_the_same_page(findings, origin, name):
-    """Each language's version of a page is in that language and links every version (selector and head
-    alternates), so the selector leads from each version to the next; every version loads (the offline test)."""
+    """Each language's version of a page is in that language and its language menu links every version, so the
+    menu leads from each version to the next; every version loads (the offline test). (The head has no hreflang
+    links, docs/overrides/main.html: sitemap.xml has them, tests/test_site.py.)"""
     expected = {lang: f"{origin}/{Page(lang, name).url}" for lang in LANGUAGES}
     for lang in LANGUAGES:
         found = _problems(findings(Page(lang, name).url).languages)
         assert found["url"] == expected[lang], f"{expected[lang]} led to {found['url']}"
         assert found["lang"].startswith(lang), f"{expected[lang]}: <html lang={found['lang']!r}>"
         assert found["selector"] == expected, f"{expected[lang]}: language selector links"
-        assert found["alternates"] == expected, f"{expected[lang]}: alternates"
 
 
 def _choose_language(page, lang: str) -> None:

@@ -65,7 +65,7 @@ def install_lines(lang: str) -> list[tuple[str, str]]:
         tab = "\n".join(line for line in body.splitlines() if line.startswith("    ") or not line.strip())
         found = fences(textwrap.dedent(tab))
         assert len(found) == 1, f"{lang}: tab {title!r} holds {len(found)} fences, not one"
-        assert found[0].info == "console", f"{lang}: tab {title!r}: a {found[0].info!r} fence (console: never run)"
+        assert found[0].info == "shell", f"{lang}: tab {title!r}: a {found[0].info!r} fence (shell: never run)"
         tabs.append((title, found[0].code))
     return tabs
 
@@ -114,7 +114,7 @@ def test_every_pin_on_the_page_is_the_sites_pin():
     pins = requirement_pins()
     for lang in LANGUAGES:
         for fence in fences(text(lang)):
-            if fence.info == "console":
+            if fence.info in {"shell", "console"}:
                 for name, version in re.findall(r"\b(torch|torchvision)==([\w.+]+)", fence.code):
                     assert pins[name] == version, f"{lang}: {name}=={version} in {fence.code!r}"
 

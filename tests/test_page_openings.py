@@ -74,11 +74,11 @@ def test_the_opening_check_catches_a_page_without_the_block():
 @pytest.mark.every_page
 def test_the_nav_follows_a_learners_order_with_troubleshooting_at_the_top_level():
     # Home, installing, Quick start, the basics, the three parts that go further (a page per question since the
-    # split of 2026-11-29), the full example; then Troubleshooting on its own, where a reader with an error looks
-    # first; then the reference pages, older code first.
+    # split of 2026-11-29; one GPU's speed and memory before several GPUs), the full example; then Troubleshooting on
+    # its own, where a reader with an error looks first; then the reference pages, older code first.
     top = [next(iter(entry)) for entry in settings()["nav"]]
-    assert top == ["Home", "Install and check your GPU", "Quick start", "Basics", "Several GPUs", "Performance",
-                   "GPU memory", "Full example", "Troubleshooting", "Reference"]
+    assert top == ["Home", "Install and check your GPU", "Quick start", "Basics", "Performance", "GPU memory",
+                   "Several GPUs", "Full example", "Troubleshooting", "Reference"]
     assert next(e["Troubleshooting"] for e in settings()["nav"] if "Troubleshooting" in e) == "troubleshooting.md"
     reference = next(entry["Reference"] for entry in settings()["nav"] if "Reference" in entry)
     assert next(iter(reference[0].values())) == "legacy.md"

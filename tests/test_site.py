@@ -394,6 +394,22 @@ def test_home_clone_command_is_copyable_in_a_local_build(built_site):
             assert re.search(r"\ncd /\S+\nmake serve|\ncd /\S+\n#", text), home
 
 
+@pytest.mark.parametrize("bare", [False, True], ids=["checkout", "bare"])
+def test_a_clone_command_of_a_local_origin_clones_it(tmp_path, bare):
+    """A local build whose `origin` is a path (a clone of a clone) shows a clone command that works: no `.git`
+    appended to a checkout's path (`fatal: repository '…main.git' does not exist`), a bare repository's kept."""
+    import page_text  # docs/hooks/page_text.py
+
+    origin, reader = tmp_path / ("main.git" if bare else "main"), tmp_path / "reader"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", *(["--bare"] if bare else []), str(origin)], check=True)
+    reader.mkdir()
+    clone, cd = page_text.clone_command(str(origin)).splitlines()
+    run = subprocess.run(clone.split(), cwd=reader, capture_output=True, text=True)
+    assert run.returncode == 0, f"{clone}: {run.stderr}"
+    assert cd == "cd main" and (reader / "main").is_dir()
+
+
 def test_a_missing_snippet_stops_the_build():
     # the include check is pymdownx.snippets' check_paths, as configured in mkdocs.yml
     with pytest.raises(SnippetMissingError, match=r"no_such_snippet\.py"):

@@ -26,14 +26,33 @@ INCLUDE_FENCE = re.compile(r'^([ \t]*)```python\n([ \t]*--8<--\s+"([^":]+)(?::[^
 CLONE = re.compile(r"git clone <[^>\n]+> && cd <[^>\n]+>")
 # a shown output's block (a `text` fence; mkdocs.yml's pygments_lang_class names the language): inside `.no-copy`,
 # Material gives it no copy button
-OUTPUT_BLOCK = re.compile(r'(<div class="language-text highlight)(")')
+OUTPUT_BLOCK = re.compile(r'<div class="language-text highlight">(.*?</pre>)', re.S)
+# an output whose lines line up in columns: two or more lines, one with a run of spaces between two words (a table
+# printed with spaces) or a row of a printed tensor under the one above; marked .aligned, it scrolls on a phone
+# instead of wrapping apart (docs/stylesheets/extra.css)
+ALIGNED = re.compile(r"\S {2,}\S|^ +\[", re.M)
+
+
+def output_block(match: re.Match) -> str:
+    block = match.group(1)  # a title (a span) first, where the fence has one, then the output's <pre>
+    text = html.unescape(re.sub(r"<[^>]+>", "", block[block.index("<pre"):]))
+    aligned = " aligned" if text.strip().count("\n") and ALIGNED.search(text) else ""
+    return f'<div class="language-text highlight no-copy{aligned}">{block}'
 
 
 def clone_command(repo_url: str) -> str:
     """`git clone <url>` and `cd <folder>`, one per line to fit the code column, for a repository address
     (https://host/owner/name, or git@host:owner/name.git)."""
-    url = repo_url.rstrip("/").removesuffix(".git")
-    return f"git clone {url}.git\ncd {re.split(r'[/:]', url)[-1]}"
+    url = repo_url.rstrip("/")
+    # a hosted repository answers to <url>.git too; a local path (a clone's `origin`) only to its own name
+    if is_hosted(url) and not url.endswith(".git"):
+        url += ".git"
+    return f"git clone {url}\ncd {re.split(r'[/:]', url)[-1].removesuffix('.git')}"
+
+
+def is_hosted(url: str) -> bool:
+    """Whether a repository address names a host (https://host/…, ssh://…, git@host:…), not a local path."""
+    return bool(re.match(r"[\w+.-]+://|[\w.-]+@[\w.-]+:", url)) and not url.startswith("file://")
 
 
 def local_clone_command() -> str:
@@ -45,7 +64,9 @@ def local_clone_command() -> str:
     except (OSError, subprocess.SubprocessError):
         origin = None
     if origin is not None and origin.returncode == 0 and origin.stdout.strip():
-        return clone_command(origin.stdout.strip())
+        url = origin.stdout.strip()
+        # a relative path is relative to the checkout, not to where the reader runs the command
+        return clone_command(url if is_hosted(url) or url.startswith("file://") else str((REPO / url).resolve()))
     return f"cd {REPO}"
 
 
@@ -89,6 +110,6 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 
 def on_post_page(output: str, page, config) -> str:
-    output = OUTPUT_BLOCK.sub(r"\1 no-copy\2", output)
+    output = OUTPUT_BLOCK.sub(output_block, output)
     lang = language_of(page.file.src_uri)
     return relabel(output, _words[lang]["notebook_labels"]) if lang in _words else output

@@ -1,7 +1,7 @@
 """Sources and errata: the guides this site is built from, where their sections are covered and what they got
 wrong, rendered into the `sources.md` pages (placeholders `<!-- guides -->`, `<!-- coverage -->`,
-`<!-- errata -->`); under the heading that shows an erratum's truth, a line links back to it. A reader meets an
-erratum by its title, written in each language (`title` in the data); its id is only ever an anchor.
+`<!-- errata -->`); after the text under the heading that shows an erratum's truth, a line links back to it. A
+reader meets an erratum by its title, written in each language (`title` in the data); its id is only ever an anchor.
 
 Data, each file checked against docs/data/<kind>.schema.json: `guides.yml`; `coverage/<page>.yml` (guide
 sections that docs/<lang>/<page>.md covers, at a heading id); `errata/<page>.yml` (claims whose truth that page
@@ -133,15 +133,19 @@ def render(part: str, data: dict, lang: str, **facts) -> str:
 
 
 def link_back(markdown: str, page: str, lang: str, data: dict) -> str:
-    """Under each heading of the page that shows an erratum's truth, one line per erratum in the page's language:
-    the guide it corrects and the erratum's title, linking to its entry on the sources page."""
+    """At the end of the text under each heading of the page that shows an erratum's truth (before the next
+    heading), one line per erratum in the page's language: the guide it corrects and the erratum's title, linking
+    to its entry on the sources page. After the section's answer, not above it: three such lines once stood
+    between the Tensors page's first heading and its first code."""
     for anchor in dict.fromkeys(e["anchor"] for e in data["errata"] if e["page"] == page):
         errata = [e for e in data["errata"] if (e["page"], e["anchor"]) == (page, anchor)]
-        heading = next((m for m in HEADING.finditer(markdown) if m["id"] == anchor), None)
+        headings = list(HEADING.finditer(markdown))
+        heading = next((m for m in headings if m["id"] == anchor), None)
         if heading is None:
             raise PluginError(f"{errata[0]['file']}: field 'anchor': docs/{lang}/{page} has no heading {{ #{anchor} }}")
+        end = next((m.start() for m in headings if m.start() > heading.start()), len(markdown))
         lines = render("corrections", data, lang, errata=errata, sources_page=SOURCES_PAGE)
-        markdown = markdown[: heading.end()] + "\n\n" + lines + markdown[heading.end() :]
+        markdown = markdown[:end].rstrip("\n") + "\n\n" + lines + "\n\n" + markdown[end:]
     return markdown
 
 
