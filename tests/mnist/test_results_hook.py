@@ -16,7 +16,7 @@ import train
 from mkdocs.exceptions import PluginError
 
 import benchmarks  # docs/hooks/benchmarks.py
-from site_pages import DOCS, REPO, load_text
+from site_pages import DOCS, FENCE, REPO, expand_includes, load_text
 
 SCHEMA = benchmarks.SCHEMA
 RECORDS = sorted((DOCS / "data" / "benchmarks").glob("*.json"))
@@ -587,3 +587,12 @@ def test_every_number_in_the_findings_is_a_records_rounded_value(lang):
         for batch in benchmarks.BATCH_SIZES:
             assert len({r["test_accuracy"] for r in rows if r["batch_size"] == batch}) == 1
 
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_block_over_60_lines_is_unfolded(lang):
+    """The longer parts of train.py and bench.py are folded (indented under `??? example`), so the page reads
+    without walls of code (issue 51)."""
+    for name in ("mnist.md", "mnist-benchmark.md"):
+        text = expand_includes((DOCS / lang / name).read_text(encoding="utf-8"), lang)
+        long = [f["info"] for f in FENCE.finditer(text) if not f["indent"] and f["code"].count("\n") > 60]
+        assert not long, f"docs/{lang}/{name}: unfolded blocks over 60 lines: {long}"
