@@ -549,7 +549,6 @@ def _quoted() -> list[str]:
     now = at("cpu", "resident", 64)
     earlier = max((r for r in records if r["device_kind"] == "cpu" and r["pipeline"] == "resident"
                    and r["batch_size"] == 64 and r["date"] < now["date"]), key=itemgetter("date"))
-    steps = [at("gpu", "resident", b)["ms_per_step"] for b in benchmarks.BATCH_SIZES]
     manual = at("cpu", "resident-manual", 64)
     return [
         # the same pipeline on both devices
@@ -562,7 +561,6 @@ def _quoted() -> list[str]:
         # the data kept on the device against the plain DataLoader on each device; the DataLoaders on both
         *span("cpu", "dataloader", "cpu", "resident"), *span("gpu", "dataloader", "gpu", "resident"),
         span("gpu", "dataloader-tuned", "cpu", "dataloader-tuned")[1], *span("gpu", "dataloader", "cpu", "dataloader"),
-        f"{min(steps):.3f}", f"{max(steps):.3f}",  # the H100's ms per step
         f"{manual['floor']['seconds']:.2g}", f"{manual['above_floor']:.1f}",
         # the two runs, and the CPU's record before this one
         str(sum("gauge" not in r for r in on["gpu"])), *run("gpu"), *run("cpu"),
