@@ -213,17 +213,17 @@ async () => {
 """
 MAX_BADGE_LINES = 2
 # a page a reader can finish (issue 35): at the desktop width, the page and each of its H2 sections at most this tall;
-# the MNIST page, the full example, is exempt
-MAX_PAGE_PX, MAX_SECTION_PX, LONG_PAGES = 10_000, 3_000, {"mnist.md"}
+# the MNIST page, the full example, may be taller (issue 51)
+MAX_PAGE_PX, MAX_SECTION_PX, LONG_PAGES = 10_000, 3_000, {"mnist.md": 15_000}
 
 
-@pytest.mark.parametrize("doc", [p for p in PAGES if p.name not in LONG_PAGES],
-                         ids=[i for p, i in zip(PAGES, IDS, strict=True) if p.name not in LONG_PAGES])
+@pytest.mark.parametrize("doc", PAGES, ids=IDS)
 def test_a_page_and_its_sections_are_short_enough_to_finish(findings, doc):
     layout = _problems(findings(doc.url).layout)
-    problems = [f"the page: {layout['height']} px"] if layout["height"] > MAX_PAGE_PX else []
+    most = LONG_PAGES.get(doc.name, MAX_PAGE_PX)
+    problems = [f"the page: {layout['height']} px"] if layout["height"] > most else []
     problems += [f"#{anchor}: {px} px" for anchor, px in layout["sections"] if px > MAX_SECTION_PX]
-    _fail_on(problems, f"/{doc.url} at {layout['width']} px: longer than {MAX_PAGE_PX} px a page, "
+    _fail_on(problems, f"/{doc.url} at {layout['width']} px: longer than {most} px a page, "
              f"{MAX_SECTION_PX} px a section")
 
 

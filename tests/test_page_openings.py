@@ -2,8 +2,8 @@
 
 The form is fixed so that it can be checked: the line after the H1 (and a blank line) is the admonition
 `!!! abstract "<title>"` with the title below, holding two to four list items, one per skill. A page that reports
-measurements opens with what they found instead: its lead paragraph ends in the placeholder the build fills
-with the findings (FINDINGS_FIRST; tests/test_browser_home.py checks what the reader sees there).
+measurements opens with what they found instead: its lead paragraph is followed by the findings' box
+(FINDINGS_FIRST; tests/test_browser_home.py checks what the reader sees there).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from site_pages import DOCS, LANGUAGES, pages, settings
 OPENING_TITLE = {"en": '!!! abstract "What you will be able to do"', "zh": '!!! abstract "读完本页，你将能够"'}
 # reference pages that list things (terms, the guides' claims) rather than teach a skill
 NOT_TOPIC_PAGES = {"glossary.md", "sources.md", "verification.md"}
-# pages that answer with measurements: they open with what was found (docs/hooks/benchmarks.py fills it in)
-FINDINGS_FIRST = {"mnist.md": "<!-- benchmark-summary -->"}
+# pages that answer with measurements: they open with what was found, a box written from the records
+FINDINGS_FIRST = {"mnist.md": '!!! success "'}
 
 
 def topic_pages(lang: str) -> list[str]:
@@ -25,7 +25,7 @@ def topic_pages(lang: str) -> list[str]:
 
 def opening_problem(text: str, lang: str, findings: str | None = None) -> str | None:
     """What is wrong with the opening of a page's Markdown, or None if it opens with the block (or, for a page
-    that opens with its findings, with one paragraph and then the findings' placeholder)."""
+    that opens with its findings, with one paragraph and then the findings' box)."""
     lines = text.splitlines()
     start = lines.index("---", 1) + 1 if lines and lines[0] == "---" else 0  # past the front matter
     h1 = next((k for k in range(start, len(lines)) if lines[k].startswith("# ")), None)
@@ -33,7 +33,8 @@ def opening_problem(text: str, lang: str, findings: str | None = None) -> str | 
         return "no H1 title"
     if findings is not None:
         paragraphs = "\n".join(lines[h1 + 1 :]).strip().split("\n\n")
-        return None if len(paragraphs) > 1 and paragraphs[1] == findings else f"{findings} is not under the lead"
+        under_the_lead = len(paragraphs) > 1 and paragraphs[1].startswith(findings)
+        return None if under_the_lead else f"{findings} is not under the lead"
     if lines[h1 + 1 : h1 + 3] != ["", OPENING_TITLE[lang]]:
         return f"the line after the title is not {OPENING_TITLE[lang]!r}"
     body = []

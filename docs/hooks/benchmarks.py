@@ -2,14 +2,13 @@
 
 Every docs/data/benchmarks/*.json is checked against docs/data/benchmark.schema.json, whose `pipeline` enum
 is the ladder (train.PIPELINES' order); a bad record stops the build naming the file and the field.
-This module computes (facts: the fastest pipeline per side and batch size, the resident pipeline's gain, the
-hand-written step's gain, the accuracy spread, the GPU's cost per step, the CPU/GPU crossover, each record's distance
-from its floor, the records measured on a busy machine (`contended`, marked ‡ wherever they are shown), what is not
-measured yet) and draws the chart, the floors included;
-the templates docs/overrides/benchmarks/{summary,records}.md lay it out, with the words of
-docs/data/text/<lang>/benchmarks.yml and, for the opening's sentences, docs/overrides/benchmarks/found.<lang>.md.
-`<!-- benchmark-summary -->` (under the page's title) becomes what we found, the chart and a summary table;
-`<!-- benchmarks -->` the folded records. The ladder's targets are bench.py's to report, not the page's.
+This module computes the tables' facts (the fastest pipeline per side and batch size and the GPU against the same
+pipeline on the CPU, each record's distance from its floor, the records measured on a busy machine (`contended`,
+marked ‡ wherever they are shown), what is not measured yet) and draws the chart, the floors included; the templates
+docs/overrides/benchmarks/{summary,records}.md lay it out, with the words of docs/data/text/<lang>/benchmarks.yml.
+`<!-- benchmark-summary -->` (under the page's findings) becomes the chart and a summary table; `<!-- benchmarks -->`
+the folded records. The findings themselves are the page's prose, written by hand: tests/mnist/test_results_hook.py
+checks that each number they quote is a record's. The ladder's targets are bench.py's to report, not the page's.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import io
 import json
 import math
 import re
-from itertools import groupby, pairwise, product
+from itertools import groupby, product
 from operator import itemgetter
 from pathlib import Path
 
@@ -60,8 +59,10 @@ def latest(records: list[dict]) -> tuple[dict[tuple, list[dict]], int]:
 
 
 def by_batch(devices: dict[tuple, list[dict]]) -> list[dict]:
-    """Per batch size, the fastest record on any CPU and on any GPU (None where that side has none) and, where
-    both exist, how the GPU compares: {"batch", "cpu", "gpu", "gpu_faster", "ratio"} (ratio ≥ 1)."""
+    """Per batch size, the fastest record on any CPU and on any GPU (None where that side has none) and, like with
+    like, the GPU's fastest pipeline against the same pipeline on the CPU ("same", None where no CPU ran it):
+    {"batch", "cpu", "gpu", "same", "gpu_faster", "ratio"} (ratio ≥ 1). The fastest of each side may be different
+    pipelines (the CPU's hand-written step, a rung the GPU has not run): their times are shown, never compared."""
     rows = []
     for batch in sorted({r["batch_size"] for rows in devices.values() for r in rows}):
         best: dict[bool, dict | None] = {True: None, False: None}  # is a CPU -> fastest record
@@ -71,60 +72,14 @@ def by_batch(devices: dict[tuple, list[dict]]) -> list[dict]:
                 if best[side] is None or _seconds(r) < _seconds(best[side]):
                     best[side] = r
         cpu, gpu = best[True], best[False]
-        row = {"batch": batch, "cpu": cpu, "gpu": gpu, "gpu_faster": None, "ratio": None}
-        if cpu and gpu:
-            row["gpu_faster"] = _seconds(gpu) < _seconds(cpu)
-            row["ratio"] = max(_seconds(gpu), _seconds(cpu)) / min(_seconds(gpu), _seconds(cpu))
+        cpus = [r for key, rows in devices.items() if key[0] == "cpu" for r in rows if r["batch_size"] == batch]
+        same = gpu and min((r for r in cpus if r["pipeline"] == gpu["pipeline"]), key=_seconds, default=None)
+        row = {"batch": batch, "cpu": cpu, "gpu": gpu, "same": same, "gpu_faster": None, "ratio": None}
+        if same:
+            row["gpu_faster"] = _seconds(gpu) < _seconds(same)
+            row["ratio"] = max(_seconds(gpu), _seconds(same)) / min(_seconds(gpu), _seconds(same))
         rows.append(row)
     return rows
-
-
-def resident_gains(devices: dict[tuple, list[dict]]) -> list[dict]:
-    """Per device, how many times faster the resident pipeline is than the plain DataLoader, lowest and highest
-    over the batch sizes where both ran: {"device", "lo", "hi"}."""
-    gains = []
-    for rows in devices.values():
-        at = {(r["pipeline"], r["batch_size"]): r for r in rows}
-        ratios = [
-            _seconds(at["dataloader", b]) / _seconds(at["resident", b])
-            for b in sorted({r["batch_size"] for r in rows})
-            if ("dataloader", b) in at and ("resident", b) in at
-        ]
-        if ratios:
-            gains.append({"device": rows[0], "lo": min(ratios), "hi": max(ratios)})
-    return gains
-
-
-def accuracy_spread(devices: dict[tuple, list[dict]]) -> dict | None:
-    """The widest gap in test accuracy between pipelines trained alike (device, batch size, epochs, seed):
-    {"spread", "at"} with a record of that group, or None where no two pipelines ran alike."""
-    groups: dict[tuple, list[dict]] = {}
-    for key, rows in devices.items():
-        for r in rows:
-            groups.setdefault((key, r["batch_size"], r["epochs"] + r["warmup_epochs"], r["seed"]), []).append(r)
-    spreads = [
-        (max(r["test_accuracy"] for r in g) - min(r["test_accuracy"] for r in g), g[0])
-        for g in groups.values()
-        if len(g) > 1
-    ]
-    if not spreads:
-        return None
-    spread, at = max(spreads, key=itemgetter(0))
-    return {"spread": spread, "at": at}
-
-
-def step_costs(devices: dict[tuple, list[dict]]) -> list[dict]:
-    """Per GPU, the time per step of its highest rung measured at two batch sizes or more (where launching, not
-    computing, costs the time): {"pipeline", "lo", "hi", "first", "last"}, first and last by batch size."""
-    costs = []
-    for key, rows in devices.items():
-        by_rung = ([r for r in rows if r["pipeline"] == p] for p in reversed(LADDER))  # the highest rung first
-        runs = next((runs for runs in by_rung if len(runs) > 1), [])
-        if key[0] != "cpu" and runs:
-            ms = [r["ms_per_step"] for r in runs]
-            costs.append({"pipeline": runs[0]["pipeline"], "lo": min(ms), "hi": max(ms), "first": runs[0],
-                          "last": runs[-1]})
-    return costs
 
 
 def loader_steps(devices: dict[tuple, list[dict]]) -> list[dict]:
@@ -165,31 +120,6 @@ def missing(devices: dict[tuple, list[dict]]) -> list[dict]:
     return out
 
 
-def untried(devices: dict[tuple, list[dict]]) -> list[dict]:
-    """Per GPU with records, the rungs it has no record of at any batch size: {"record", "pipelines"}; what the
-    comparison of CPU and GPU leaves out."""
-    out = []
-    for d in missing(devices):
-        if d["record"]["device_kind"] != "cpu":
-            pipelines = [p for p, batches in d["absent"] if len(batches) == len(BATCH_SIZES)]
-            if pipelines:
-                out.append({"record": d["record"], "pipelines": pipelines})
-    return out
-
-
-def manual_gains(devices: dict[tuple, list[dict]]) -> list[dict]:
-    """Per device and batch size where both ran, how many times faster the hand-written step (resident-manual) is
-    than the eager resident one: {"manual", "resident", "ratio"}, smallest batch first."""
-    gains = []
-    for rows in devices.values():
-        at = {(r["pipeline"], r["batch_size"]): r for r in rows}
-        for b in sorted({r["batch_size"] for r in rows}):
-            if ("resident-manual", b) in at and ("resident", b) in at:
-                manual, resident = at["resident-manual", b], at["resident", b]
-                gains.append({"manual": manual, "resident": resident, "ratio": _seconds(resident) / _seconds(manual)})
-    return gains
-
-
 def floor_series(devices: dict[tuple, list[dict]]) -> dict[tuple, list[tuple[int, float]]]:
     """The chart's floors: device -> [(batch size, floor s/epoch), ...] from the records that carry one."""
     series = {}
@@ -210,35 +140,6 @@ def chart_series(devices: dict[tuple, list[dict]]) -> dict[tuple, list[tuple[int
     }
 
 
-def crossover(devices: dict[tuple, list[dict]]) -> tuple[float, float] | None:
-    """Where the fastest GPU pipeline becomes faster than the fastest CPU one: (batch size, s/epoch) at which the
-    line through the best GPU times first drops below the line through the best CPU times, both interpolated as
-    straight lines on the chart's log-log axes between the batch sizes measured on both; None where the GPU never
-    goes from slower to faster (faster or slower at every batch size, or no record on one side)."""
-    best: dict[bool, dict[int, float]] = {True: {}, False: {}}  # is a CPU -> batch size -> best s/epoch
-    for key, rows in devices.items():
-        for r in rows:
-            side = best[key[0] == "cpu"]
-            side[r["batch_size"]] = min(side.get(r["batch_size"], math.inf), _seconds(r))
-    batches = sorted(best[True].keys() & best[False].keys())
-    logs = [(math.log(b), math.log(best[False][b]), math.log(best[True][b])) for b in batches]  # batch, GPU, CPU
-    for (b0, g0, c0), (b1, g1, c1) in pairwise(logs):
-        if g0 > c0 and g1 <= c1:  # slower at b0, not slower at b1: the lines cross at the fraction f of the way
-            f = (g0 - c0) / ((g0 - c0) - (g1 - c1))
-            return math.exp(b0 + f * (b1 - b0)), math.exp(c0 + f * (c1 - c0))
-    return None
-
-
-def crossover_batch(batch: float) -> float:
-    """The crossover's batch size as the page says it: two significant digits (it is an interpolation)."""
-    return round(batch, 1 - math.floor(math.log10(batch)))
-
-
-def crossover_words(batch: float, t: dict) -> str:
-    """The crossover's label on the chart."""
-    return t["chart_crossover"].format(batch=f"{crossover_batch(batch):g}")
-
-
 def chart_style():
     """docs/data/benchmark_chart.mplstyle in effect, for drawing and saving the chart."""
     import matplotlib.style  # here, not at the top: a build without records does not pay for it
@@ -254,19 +155,6 @@ def _seconds_ticks(low: float, high: float) -> list[float]:
         if len(ticks) >= 2:
             return ticks
     return ticks
-
-
-def _clear_of(text, lines, axes) -> bool:
-    """Whether the drawn text lies inside the axes and clear of every plotted line (in display units)."""
-    box, inside = text.get_window_extent().padded(4), axes.get_window_extent()
-    if box.x0 < inside.x0 or box.y0 < inside.y0 or box.x1 > inside.x1 or box.y1 > inside.y1:
-        return False
-    for line in lines:
-        xy = line.get_transform().transform(line.get_xydata())
-        for (x0, y0), (x1, y1) in pairwise(xy):
-            if any(box.contains(x0 + (x1 - x0) * i / 40, y0 + (y1 - y0) * i / 40) for i in range(41)):
-                return False
-    return True
 
 
 def _ensure_fonts(families: list[str]) -> list[str]:
@@ -289,8 +177,8 @@ def _ensure_fonts(families: list[str]) -> list[str]:
 def chart_figure(devices: dict[tuple, list[dict]], t: dict):
     """The chart as a matplotlib Figure, drawn within chart_style() (chart_svg's): seconds per
     epoch against batch size, both logarithmic; one colour per rung, solid lines for CPUs and dashed for GPUs,
-    one marker per device; the y axis in plain seconds, the CPU/GPU crossover marked and labelled, the legend
-    below the axes. Every word is t's (docs/data/text/<lang>/benchmarks.yml)."""
+    one marker per device; the y axis in plain seconds, the legend below the axes. Every word is t's
+    (docs/data/text/<lang>/benchmarks.yml)."""
     import matplotlib
     from matplotlib.figure import Figure  # a bare Figure needs no GUI backend
     from matplotlib.lines import Line2D
@@ -318,25 +206,6 @@ def chart_figure(devices: dict[tuple, list[dict]], t: dict):
     ax.set_ylim(low, high)
     ax.grid(axis="y")
     ink = matplotlib.rcParams["text.color"]
-    if cross := crossover(devices):
-        x, y = cross
-        ax.plot([x, x], [low, y], ":", color=ink, linewidth=2, gid="crossover-line")
-        ax.plot(
-            [x], [y], "o", color=ink, markersize=9, markerfacecolor="none", markeredgewidth=2, gid="crossover-point"
-        )
-        label = ax.text(0, 0, crossover_words(x, t), gid="crossover-label")
-        # beside the dotted line, at the bottom or the top of the axes: the first place no line runs through
-        places = [(side, height) for height in (0.03, 0.97) for side in (-1, 1)]
-        for side, height in [*places, places[0]]:
-            label.set(
-                x=x * (0.93 if side < 0 else 1.07),
-                y=height,
-                ha="right" if side < 0 else "left",
-                va="bottom" if height < 0.5 else "top",
-                transform=ax.get_xaxis_transform(),
-            )
-            if _clear_of(label, lines, ax):
-                break
     handles = [
         Line2D([], [], color=f"C{LADDER.index(p)}", label=t["chart_pipelines"][p])
         for p in LADDER
@@ -387,8 +256,6 @@ def chart_svg(devices: dict[tuple, list[dict]], t: dict) -> str:
     svg = re.sub(r"<metadata>.*?</metadata>|<!--.*?-->|<style.*?</style>", "", buffer.getvalue(), flags=re.S)
     svg = svg[svg.index("<svg") :].replace(ink, "currentColor")
     label = t["chart_label"]
-    if cross := crossover(devices):
-        label += t["list_sep"] + " ".join(crossover_words(cross[0], t).split())
     sizing = 'style="max-width: 100%; height: auto"'
     svg = svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(label)}" {sizing} ', 1)
     return "\n".join(line for line in svg.splitlines() if line.strip())  # a blank line would end the HTML block
@@ -398,28 +265,19 @@ def facts(records: list[dict]) -> dict:
     """Everything the MNIST page says about the records, computed: the templates
     (docs/overrides/benchmarks/*.md) lay it out in the page's words."""
     devices, older = latest(records)
-    cross = crossover(devices)
     rows = [r for rows in devices.values() for r in rows]
     return {
         "devices": devices,
         "older": older,
         "dirty": any(r["commit_dirty"] for r in rows),
         "first": rows[0] if rows else None,
-        "has_cpu": any(key[0] == "cpu" for key in devices),
-        "has_gpu": any(key[0] != "cpu" for key in devices),
+        # per device, each count of timed and warm-up epochs its rows were measured with (the records note says them)
+        "epochs": {key: sorted({(r["epochs"], r["warmup_epochs"]) for r in rows}) for key, rows in devices.items()},
         "by_batch": by_batch(devices),
-        "gains": resident_gains(devices),
-        "accuracy": accuracy_spread(devices),
-        "steps": step_costs(devices),
-        "crossover": crossover_batch(cross[0]) if cross else None,
         "loader_steps": loader_steps(devices),
         "probes": loader_probes(devices),
         "missing": missing(devices),
-        "untried": untried(devices),
-        "manual": manual_gains(devices),
         "contended": [r for r in rows if r["contended"]],
-        "unchecked": [r for r in rows if "gauge" not in r],  # made before bench.py read the gauge (schema version 1)
-        "shown": len(rows),
         "floors": [r for r in rows if r["above_floor"] is not None],
         # a cell of the summary table shows its distance from the floor
         "summary_floors": any(
