@@ -37,6 +37,13 @@ def test_module_to_takes_only_floating_point_or_complex_dtypes():
         nn.Linear(3, 1).to(torch.int64)
 
 
+def test_a_tensors_to_returns_a_new_tensor_only_when_something_changes():
+    # moving-a-module: a tensor's .to() gives a new tensor, or the tensor itself when device and dtype already match
+    weight = nn.Linear(3, 1).weight
+    assert weight.to(weight.device) is weight and weight.to(torch.float32) is weight
+    assert weight.to("meta") is not weight and weight.to(torch.float64) is not weight
+
+
 def test_module_to_is_in_place_and_returns_self():
     net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
     weight = net[0].weight

@@ -161,7 +161,7 @@ ENGLISH_WORDS = {
                     "Python's start methods, its serialisation and its keyword, named as in its documentation"),
     **dict.fromkeys(["all-reduce", "all-gather", "reduce-scatter"],
                     "the collectives, as Chinese distributed-training writing names them (review of 2026-12-01, §3.2)"),
-    **dict.fromkeys(["dropout", "softmax", "logit", "logits", "one-hot", "ndarray", "schema"],
+    **dict.fromkeys(["dropout", "softmax", "logit", "logits", "one-hot", "ndarray"],
                     "terms Chinese machine-learning and programming writing keeps in English"),
 }
 PLAIN_BLOCKS = {"p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "div", "summary", "details",
