@@ -1,0 +1,120 @@
+"""What docs/{en,zh}/nccl-backend.md (The NCCL backend in PyTorch 2.15) says, asserted on the installed PyTorch:
+which value of TORCH_DIST_USE_NCCL2 brings the legacy class back, the mixed group without GPUs, which TORCH_NCCL_*
+variables the code of each class names, and TORCH_CPP_LOG_LEVEL."""
+
+from __future__ import annotations
+
+import platform
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+from distributed import run_python, section, start_python
+from site_build import finished
+
+TORCH_LIB = Path(torch.__file__).parent / "lib"
+NEW = "nccl2 requires at least one CUDA device"
+LEGACY = "ProcessGroupNCCL is only supported with GPUs, no GPUs found!"
+no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="the classes' refusals show only where no GPU is")
+
+WORLD_OF_ONE = """\
+import torch.distributed as dist
+try:
+    dist.init_process_group({backend!r}, store=dist.HashStore(), rank=0, world_size=1)
+except (RuntimeError, ValueError) as error:
+    print(error)
+"""
+
+
+@no_gpu
+@pytest.mark.parametrize(("value", "refusal"), [("0", LEGACY), ("1", NEW), ("false", NEW), ("", NEW), (None, NEW)])
+def test_only_the_value_0_brings_the_legacy_class_back(value, refusal):
+    # nccl-backend.md#nccl2: "Only the value 0 brings the legacy class back; any other value, or none, keeps the
+    # new one"
+    assert run_python(WORLD_OF_ONE.format(backend="nccl"), TORCH_DIST_USE_NCCL2=value) == refusal
+
+
+@no_gpu
+def test_the_variable_is_read_the_first_time_a_group_asks_for_nccl():
+    # set after import but before the first group: still read; set after the first "nccl" group: too late
+    late = ("import os\n" + WORLD_OF_ONE.format(backend="nccl") + "os.environ['TORCH_DIST_USE_NCCL2'] = '0'\n"
+            + WORLD_OF_ONE.format(backend="nccl"))
+    assert run_python(late, TORCH_DIST_USE_NCCL2=None).splitlines() == [NEW, NEW]
+    early = ("import os, torch.distributed\nos.environ['TORCH_DIST_USE_NCCL2'] = '0'\n"
+             + WORLD_OF_ONE.format(backend="nccl"))
+    assert run_python(early, TORCH_DIST_USE_NCCL2=None) == LEGACY
+
+
+@no_gpu
+@pytest.mark.parametrize(("backend", "refusal"), [("cpu:gloo,cuda:nccl", NEW), ("cpu:gloo,cuda:nccl-legacy", LEGACY)])
+def test_a_mixed_group_without_gpus_fails_at_once_and_names_the_class(backend, refusal):
+    # nccl-backend.md#mixed-group: no fallback to the CPU half; and #nccl2: the mixed form takes "nccl-legacy"
+    assert run_python(WORLD_OF_ONE.format(backend=backend)) == refusal
+
+
+def _variables_named_by(code: list[str], namespace: str) -> set[str]:
+    """The c10d TORCH_NCCL_* names whose address code in functions of `namespace` loads (objdump -C lines)."""
+    names, inside = set(), False
+    for line in code:
+        if re.match(r"^[0-9a-f]+ <.*>:$", line):
+            inside = f"<{namespace}::" in line
+        elif inside:
+            names.update(re.findall(r"<c10d::(TORCH_NCCL_[A-Z_]+)>", line))
+    return names
+
+
+def _disassembly(library: Path, symbols: list[tuple[int, int]]) -> list[str]:
+    start, stop = min(a for a, _ in symbols), max(a + s for a, s in symbols)
+    return subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", f"--start-address={start:#x}",
+                           f"--stop-address={stop:#x}", str(library)],
+                          capture_output=True, text=True, check=True, timeout=300).stdout.splitlines()
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or not shutil.which("objdump") or not shutil.which("readelf"),
+                    reason="reads the x86-64 code of PyTorch's Linux library with binutils")
+def test_which_torch_nccl_variables_the_code_of_each_class_names():
+    # nccl-backend.md#variables: no header lists what the 2.15 class reads, so its code is read. Every function of
+    # c10d::nccl2 is disassembled (they lie together, a few .cold parts aside), and every TORCH_NCCL_* name whose
+    # address they load is listed; the legacy class's constructor, watchdog and heartbeat monitor likewise.
+    library = TORCH_LIB / "libtorch_cuda.so"
+    if not library.exists():
+        pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
+    table = subprocess.run(["readelf", "-Ws", str(library)], capture_output=True, text=True, check=True).stdout
+    functions = [(int(f[1], 16), int(f[2]), f[7]) for f in map(str.split, table.splitlines())
+                 if len(f) > 7 and f[3] == "FUNC" and int(f[2]) > 0]
+    nccl2 = [(a, s) for a, s, name in functions if name.startswith("_ZN4c10d5nccl2") and not name.endswith(".cold")]
+    new = _variables_named_by(_disassembly(library, nccl2), "c10d::nccl2")
+    assert new == {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "TORCH_NCCL_BLOCKING_WAIT", "TORCH_NCCL_ENABLE_TIMING",
+                   "TORCH_NCCL_CUDA_EVENT_CACHE", "TORCH_NCCL_HIGH_PRIORITY", "TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"}
+    legacy_parts = ("_ZN4c10d16ProcessGroupNCCLC2E", "_ZN4c10d16ProcessGroupNCCL8WatchdogC2E",
+                    "_ZN4c10d16ProcessGroupNCCL16HeartbeatMonitorC2E")
+    legacy = set()
+    for part in legacy_parts:
+        (where,) = {(a, s) for a, s, name in functions if name.startswith(part) and not name.endswith(".cold")}
+        legacy |= _variables_named_by(_disassembly(library, [where]), "c10d::ProcessGroupNCCL")
+    only_legacy = {"TORCH_NCCL_DESYNC_DEBUG", "TORCH_NCCL_NAN_CHECK", "TORCH_NCCL_ENABLE_MONITORING",
+                   "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "TORCH_NCCL_DUMP_ON_TIMEOUT", "TORCH_NCCL_TRACE_BUFFER_SIZE"}
+    assert only_legacy <= legacy and not only_legacy & new
+    for lang in ("en", "zh"):
+        text = section(lang, "variables")
+        for name in (new | only_legacy) - {"TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"}:
+            assert f"`{name}`" in text, (lang, name)
+
+
+def test_torch_cpp_log_level_shows_c10d_info_lines_and_refuses_a_bad_value():
+    # nccl-backend.md#logs: INFO lines start with "[I" and name the source file; the C++ layer of c10d logs them
+    tcp = ("import torch.distributed as dist\nstore = dist.TCPStore('127.0.0.1', 0, 1, True)\n"
+           "dist.init_process_group('gloo', store=store, rank=0, world_size=1)\ndist.destroy_process_group()\n")
+    quiet = finished(start_python(tcp, TORCH_CPP_LOG_LEVEL=None))
+    loud = finished(start_python(tcp, TORCH_CPP_LOG_LEVEL="INFO"))
+    assert quiet.returncode == loud.returncode == 0
+    assert not re.search(r"^\[I\d{4} ", quiet.stderr, re.M)
+    assert re.search(r"^\[I\d{4} [\d:.]+ socket\.cpp:\d+\] \[c10d\] ", loud.stderr, re.M), loud.stderr[-2000:]
+    bad = finished(start_python("import torch", TORCH_CPP_LOG_LEVEL="DEBUG"))
+    assert bad.returncode == 0  # reported, not fatal
+    assert ("`TORCH_CPP_LOG_LEVEL` environment variable cannot be parsed. Valid values are `INFO`, `WARNING`, "
+            "`ERROR`, and `FATAL` or their numerical equivalents `0`, `1`, `2`, and `3`.") in bad.stderr
