@@ -303,8 +303,10 @@ SECTION_FLOORS = {
 # what one language's part of the index may weigh, gzipped (when this was written: about 95 KiB English and
 # 115 KiB Chinese for the pages, twice that with the notebook pages; 255 KiB Chinese in all before the split of
 # 2026-11-29, whose nine new pages a language brought 5 KiB of titles, openings and keywords; issue 38's new
-# page and sections, with their notebooks, brought 26 KiB English and 33 KiB Chinese: 234 and 293 KiB)
-SEARCH_INDEX_MAX_KIB = 300
+# page and sections, with their notebooks, brought 26 KiB English and 33 KiB Chinese: 234 and 293 KiB). Since
+# issue 51 a page fetches it at the reader's first search, not on load: the limit bounds that first wait. The
+# MNIST benchmark page and the NCCL backend page (2026-12-01) took it to 245 and 308 KiB.
+SEARCH_INDEX_MAX_KIB = 330
 SEARCH_MIN_ERRORS = 30
 QUESTION_KEYS = {"q", "page", "pages", "section", "sections", "from"}
 
