@@ -99,6 +99,10 @@ def test_which_torch_nccl_variables_the_code_of_each_class_names():
     only_legacy = {"TORCH_NCCL_DESYNC_DEBUG", "TORCH_NCCL_NAN_CHECK", "TORCH_NCCL_ENABLE_MONITORING",
                    "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "TORCH_NCCL_DUMP_ON_TIMEOUT", "TORCH_NCCL_TRACE_BUFFER_SIZE"}
     assert only_legacy <= legacy and not only_legacy & new
+    # #variables: the legacy class names no TORCH_FR_* list, so TORCH_FR_DUMP_ON_TIMEOUT does not reach it
+    legacy_code = [line for part in legacy_parts for line in _disassembly(library, [
+        next((a, s) for a, s, name in functions if name.startswith(part) and not name.endswith(".cold"))])]
+    assert not any("<c10d::TORCH_FR_" in line for line in legacy_code)
     for lang in ("en", "zh"):
         text = section(lang, "variables")
         for name in (new | only_legacy) - {"TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"}:
@@ -118,3 +122,22 @@ def test_torch_cpp_log_level_shows_c10d_info_lines_and_refuses_a_bad_value():
     assert bad.returncode == 0  # reported, not fatal
     assert ("`TORCH_CPP_LOG_LEVEL` environment variable cannot be parsed. Valid values are `INFO`, `WARNING`, "
             "`ERROR`, and `FATAL` or their numerical equivalents `0`, `1`, `2`, and `3`.") in bad.stderr
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or not shutil.which("objdump") or not shutil.which("readelf"),
+                    reason="reads the x86-64 code of PyTorch's Linux library with binutils")
+def test_the_recording_hook_dumps_on_failure_under_the_dump_variable():
+    # nccl-backend.md#variables: TORCH_NCCL_DUMP_ON_TIMEOUT reaches the new class through the recording hook; the
+    # hook's abort path loads the list {"TORCH_FR_DUMP_ON_TIMEOUT", "TORCH_NCCL_DUMP_ON_TIMEOUT"} (FlightRecorder.hpp,
+    # pinned in tests/data/citations.yml)
+    library = TORCH_LIB / "libtorch_cpu.so"
+    table = subprocess.run(["readelf", "-Ws", str(library)], capture_output=True, text=True, check=True).stdout
+    (where,) = {(int(f[1], 16), int(f[2])) for f in map(str.split, table.splitlines())
+                if len(f) > 7 and f[3] == "FUNC" and f[7] == "_ZN4c10d18FlightRecorderHook7onAbortEv"}
+    loads = set(re.findall(r"<c10d::(TORCH_[A-Z_]+)>", "\n".join(_disassembly(library, [where]))))
+    assert "TORCH_FR_DUMP_ON_TIMEOUT" in loads, loads
+
+
+def test_the_wheels_carry_the_nccl_the_page_names():
+    # nccl-backend.md#variables: "the NCCL library itself (2.30.7 in the 2.15.0 wheels)"
+    assert torch.cuda.nccl.version() == (2, 30, 7)
