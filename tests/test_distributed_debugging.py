@@ -105,7 +105,7 @@ def test_the_page_calls_detail_a_debugging_tool_and_two_variables_the_ones_that_
     # DETAIL checks every collective over a helper Gloo group (the header and source that say so:
     # tests/data/citations.yml), and TORCH_NCCL_ASYNC_ERROR_HANDLING decides what a failure does.
     assert "two show more, the third decides what a failure\ndoes" in section("en", "debugging")
-    assert "前两个能提供更多信息，第三个决定出错之后怎么办" in section("zh", "debugging")
+    assert "前两个让程序多输出一些信息，第三个决定出错后怎么办" in section("zh", "debugging")
     for lang, words in (("en", "for debugging only"), ("zh", "只在调试时使用")):
         assert words in section(lang, "debugging"), lang
 
@@ -181,7 +181,7 @@ def test_nccl_builds_nccl2_unless_told_and_only_the_legacy_class_records_by_itse
 def test_the_flight_recorder_recipe_sets_only_where_the_files_go():
     # distributed-debugging.md#flight-recorder: the dump on a timeout is on by default (citations.yml)
     for lang in ("en", "zh"):
-        recipe = section(lang, "flight-recorder").split("```console")[1].split("```")[0]
+        recipe = section(lang, "flight-recorder").split("```shell")[1].split("```")[0]
         assert "export TORCH_FR_DUMP_TEMP_FILE=" in recipe, lang
         assert "DUMP_ON_TIMEOUT" not in recipe and "MONITORING" not in recipe, lang
 

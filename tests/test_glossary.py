@@ -189,8 +189,8 @@ def test_the_data_a_reader_meets_uses_one_word_per_idea(lang):
 def test_the_data_check_reads_every_kind_of_data_and_every_string_in_it():
     texts = data_texts("zh")
     counts = {kind: len(found) for kind, found in texts.items()}
-    assert all(counts[kind] > 3 for kind in ("templates", "comments", "text", "errata", "notes",
-                                                        "section keywords")), counts
+    # no template is written per language since the MNIST findings were written by hand (its kind stays for the next)
+    assert all(counts[kind] > 3 for kind in ("comments", "text", "errata", "notes", "section keywords")), counts
     nested = {"a": ["一个周期", {"b": "批大小"}], "n": 3}
     assert strings_in(nested, "x.yml") == [("x.yml.a[0]", "一个周期"), ("x.yml.a[1].b", "批大小")]
     assert [found for where, text in strings_in(nested, "x") for _, found, _ in rejected_words(text, "zh")] == [

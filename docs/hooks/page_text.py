@@ -26,7 +26,7 @@ INCLUDE_FENCE = re.compile(r'^([ \t]*)```python\n([ \t]*--8<--\s+"([^":]+)(?::[^
 CLONE = re.compile(r"git clone <[^>\n]+> && cd <[^>\n]+>")
 # a shown output's block (a `text` fence; mkdocs.yml's pygments_lang_class names the language): inside `.no-copy`,
 # Material gives it no copy button
-OUTPUT_BLOCK = re.compile(r'<div class="language-text highlight">(.*?</pre>)', re.S)
+OUTPUT_BLOCK = re.compile(r'(<div class="language-text highlight)(">)(.*?</pre>)', re.S)
 # an output whose lines line up in columns: two or more lines, one with a run of spaces between two words (a table
 # printed with spaces) or a row of a printed tensor under the one above; marked .aligned, it scrolls on a phone
 # instead of wrapping apart (docs/stylesheets/extra.css)
@@ -34,10 +34,10 @@ ALIGNED = re.compile(r"\S {2,}\S|^ +\[", re.M)
 
 
 def output_block(match: re.Match) -> str:
-    block = match.group(1)  # a title (a span) first, where the fence has one, then the output's <pre>
+    start, end, block = match.groups()  # block: a title (a span) first, where the fence has one, then the <pre>
     text = html.unescape(re.sub(r"<[^>]+>", "", block[block.index("<pre"):]))
     aligned = " aligned" if text.strip().count("\n") and ALIGNED.search(text) else ""
-    return f'<div class="language-text highlight no-copy{aligned}">{block}'
+    return start + " no-copy" + aligned + end + block
 
 
 def clone_command(repo_url: str) -> str:
