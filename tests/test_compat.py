@@ -232,6 +232,7 @@ def test_the_weekly_workflow_runs_every_release_of_the_one_list_and_proposes_the
 
 # ---- the pages -------------------------------------------------------------------------------------------------
 
+@pytest.mark.every_page
 def test_every_language_shows_the_same_blocks_in_the_same_order():
     """A Chinese block reads its English twin's lines."""
     assert [(b.id, b.marks) for b in compat_run.blocks("zh")] == [(b.id, b.marks) for b in BLOCKS]

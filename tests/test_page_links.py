@@ -26,6 +26,7 @@ def links_from(page: Page) -> set[str]:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.every_page
 def test_every_page_is_linked_from_another_pages_text(lang):
     """A page reached only from the menu is lost to a reader who follows the text (Hangs and crashes was, with two
     links 5 screens down one page); Home, where the site opens, is the one page that needs none."""
