@@ -4,19 +4,20 @@ blocking wait."""
 
 from __future__ import annotations
 
-import pathlib
-import platform
-import shutil
-import subprocess
-
 import pytest
-import torch
 
-from distributed import run_python, section, start_python, torchrun_two_cpu_ranks
+from distributed import (
+    BINUTILS,
+    TORCH_LIB,
+    function,
+    machine_code,
+    run_python,
+    section,
+    start_python,
+    torchrun_two_cpu_ranks,
+)
 from site_build import finished
 from snippet_runs import run_snippet
-
-TORCH_LIB = pathlib.Path(torch.__file__).parent / "lib"
 
 # What the headers, docstrings and libraries of torch say of NCCL's variables, the flight recorder and blocking wait
 # is in tests/data/citations.yml; these are the runs and the page's words.
@@ -247,20 +248,6 @@ def _argument_loads(code: list[str], variable: str, getter: str) -> list[str]:
     return code[before + 1 : after]
 
 
-def _machine_code(library: pathlib.Path, symbol: str) -> list[str]:
-    """The disassembled lines of one function of a library, found by its mangled name."""
-    symbols = subprocess.run(["readelf", "-Ws", str(library)], capture_output=True, text=True, check=True).stdout
-    address, size = next((int(f[1], 16), int(f[2])) for f in map(str.split, symbols.splitlines())
-                         if len(f) > 7 and f[7] == symbol and f[3] == "FUNC")
-    return subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", f"--start-address={address:#x}",
-                           f"--stop-address={address + size:#x}", str(library)],
-                          capture_output=True, text=True, check=True, timeout=300).stdout.splitlines()
-
-
-BINUTILS = pytest.mark.skipif(platform.machine() != "x86_64" or not shutil.which("objdump")
-                              or not shutil.which("readelf"), reason="reads x86-64 machine code with binutils")
-
-
 @BINUTILS
 def test_nccl2_reads_the_error_handling_and_blocking_wait_variables_with_the_legacy_defaults():
     # distributed-debugging.md#debugging: no header says what nccl2 reads, so its constructor's code is read. Each
@@ -269,7 +256,7 @@ def test_nccl2_reads_the_error_handling_and_blocking_wait_variables_with_the_leg
     library = TORCH_LIB / "libtorch_cuda.so"
     if not library.exists():
         pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
-    code = _machine_code(library, NCCL2_CONSTRUCTOR)
+    code = machine_code(library, (function(library, NCCL2_CONSTRUCTOR),))
     handling = _argument_loads(code, "TORCH_NCCL_ASYNC_ERROR_HANDLING", "getCvarInt")
     assert any(line.endswith("mov    $0x3,%esi") for line in handling)  # 3 unless set, as in the legacy class
     blocking = _argument_loads(code, "TORCH_NCCL_BLOCKING_WAIT", "getCvarBool")
@@ -286,12 +273,13 @@ def test_both_backends_dump_by_default_and_the_legacy_one_reads_only_the_older_n
     library = TORCH_LIB / "libtorch_cuda.so"
     if not library.exists():
         pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
-    code = _machine_code(library, "_ZN4c10d16ProcessGroupNCCL16HeartbeatMonitorC2EPS0_")
+    code = machine_code(library, (function(library, "_ZN4c10d16ProcessGroupNCCL16HeartbeatMonitorC2EPS0_"),))
     dump = _argument_loads(code, "TORCH_NCCL_DUMP_ON_TIMEOUT", "getCvarBool")
     assert any(line.endswith("mov    $0x1,%esi") for line in dump)  # on unless set
     assert not any("<c10d::TORCH_FR_DUMP_ON_TIMEOUT>" in line for line in code)
     # the hook's dump on a failure (the 2.15 default backend's record) reads the TORCH_FR_ list, also true by default
-    hook = _machine_code(TORCH_LIB / "libtorch_cpu.so", "_ZN4c10d18FlightRecorderHook7onAbortEv")
+    cpu = TORCH_LIB / "libtorch_cpu.so"
+    hook = machine_code(cpu, (function(cpu, "_ZN4c10d18FlightRecorderHook7onAbortEv"),))
     assert any(line.endswith("mov    $0x1,%esi")
                for line in _argument_loads(hook, "TORCH_FR_DUMP_ON_TIMEOUT", "getCvarBool"))
     for lang in ("en", "zh"):

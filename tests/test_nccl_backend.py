@@ -4,19 +4,14 @@ variables the code of each class names, and TORCH_CPP_LOG_LEVEL."""
 
 from __future__ import annotations
 
-import platform
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 import torch
 
-from distributed import run_python, section, start_python
+from distributed import BINUTILS, TORCH_LIB, function, functions, machine_code, run_python, section, start_python
 from site_build import finished
 
-TORCH_LIB = Path(torch.__file__).parent / "lib"
 NEW = "nccl2 requires at least one CUDA device"
 LEGACY = "ProcessGroupNCCL is only supported with GPUs, no GPUs found!"
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="the classes' refusals show only where no GPU is")
@@ -67,15 +62,7 @@ def _variables_named_by(code: list[str], namespace: str) -> set[str]:
     return names
 
 
-def _disassembly(library: Path, symbols: list[tuple[int, int]]) -> list[str]:
-    start, stop = min(a for a, _ in symbols), max(a + s for a, s in symbols)
-    return subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", f"--start-address={start:#x}",
-                           f"--stop-address={stop:#x}", str(library)],
-                          capture_output=True, text=True, check=True, timeout=300).stdout.splitlines()
-
-
-@pytest.mark.skipif(platform.machine() != "x86_64" or not shutil.which("objdump") or not shutil.which("readelf"),
-                    reason="reads the x86-64 code of PyTorch's Linux library with binutils")
+@BINUTILS
 def test_which_torch_nccl_variables_the_code_of_each_class_names():
     # nccl-backend.md#variables: no header lists what the 2.15 class reads, so its code is read. Every function of
     # c10d::nccl2 is disassembled (they lie together, a few .cold parts aside), and every TORCH_NCCL_* name whose
@@ -83,25 +70,19 @@ def test_which_torch_nccl_variables_the_code_of_each_class_names():
     library = TORCH_LIB / "libtorch_cuda.so"
     if not library.exists():
         pytest.skip("a CPU-only build of PyTorch has no NCCL process group")
-    table = subprocess.run(["readelf", "-Ws", str(library)], capture_output=True, text=True, check=True).stdout
-    functions = [(int(f[1], 16), int(f[2]), f[7]) for f in map(str.split, table.splitlines())
-                 if len(f) > 7 and f[3] == "FUNC" and int(f[2]) > 0]
-    nccl2 = [(a, s) for a, s, name in functions if name.startswith("_ZN4c10d5nccl2") and not name.endswith(".cold")]
-    new = _variables_named_by(_disassembly(library, nccl2), "c10d::nccl2")
+    nccl2 = tuple((a, s) for a, s, name in functions(library)
+                  if name.startswith("_ZN4c10d5nccl2") and not name.endswith(".cold"))
+    new = _variables_named_by(machine_code(library, nccl2), "c10d::nccl2")
     assert new == {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "TORCH_NCCL_BLOCKING_WAIT", "TORCH_NCCL_ENABLE_TIMING",
                    "TORCH_NCCL_CUDA_EVENT_CACHE", "TORCH_NCCL_HIGH_PRIORITY", "TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"}
     legacy_parts = ("_ZN4c10d16ProcessGroupNCCLC2E", "_ZN4c10d16ProcessGroupNCCL8WatchdogC2E",
                     "_ZN4c10d16ProcessGroupNCCL16HeartbeatMonitorC2E")
-    legacy = set()
-    for part in legacy_parts:
-        (where,) = {(a, s) for a, s, name in functions if name.startswith(part) and not name.endswith(".cold")}
-        legacy |= _variables_named_by(_disassembly(library, [where]), "c10d::ProcessGroupNCCL")
+    legacy_code = [line for part in legacy_parts for line in machine_code(library, (function(library, part),))]
+    legacy = _variables_named_by(legacy_code, "c10d::ProcessGroupNCCL")
     only_legacy = {"TORCH_NCCL_DESYNC_DEBUG", "TORCH_NCCL_NAN_CHECK", "TORCH_NCCL_ENABLE_MONITORING",
                    "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "TORCH_NCCL_DUMP_ON_TIMEOUT", "TORCH_NCCL_TRACE_BUFFER_SIZE"}
     assert only_legacy <= legacy and not only_legacy & new
     # #variables: the legacy class names no TORCH_FR_* list, so TORCH_FR_DUMP_ON_TIMEOUT does not reach it
-    legacy_code = [line for part in legacy_parts for line in _disassembly(library, [
-        next((a, s) for a, s, name in functions if name.startswith(part) and not name.endswith(".cold"))])]
     assert not any("<c10d::TORCH_FR_" in line for line in legacy_code)
     for lang in ("en", "zh"):
         text = section(lang, "variables")
@@ -124,17 +105,14 @@ def test_torch_cpp_log_level_shows_c10d_info_lines_and_refuses_a_bad_value():
             "`ERROR`, and `FATAL` or their numerical equivalents `0`, `1`, `2`, and `3`.") in bad.stderr
 
 
-@pytest.mark.skipif(platform.machine() != "x86_64" or not shutil.which("objdump") or not shutil.which("readelf"),
-                    reason="reads the x86-64 code of PyTorch's Linux library with binutils")
+@BINUTILS
 def test_the_recording_hook_dumps_on_failure_under_the_dump_variable():
     # nccl-backend.md#variables: TORCH_NCCL_DUMP_ON_TIMEOUT reaches the new class through the recording hook; the
     # hook's abort path loads the list {"TORCH_FR_DUMP_ON_TIMEOUT", "TORCH_NCCL_DUMP_ON_TIMEOUT"} (FlightRecorder.hpp,
     # pinned in tests/data/citations.yml)
     library = TORCH_LIB / "libtorch_cpu.so"
-    table = subprocess.run(["readelf", "-Ws", str(library)], capture_output=True, text=True, check=True).stdout
-    (where,) = {(int(f[1], 16), int(f[2])) for f in map(str.split, table.splitlines())
-                if len(f) > 7 and f[3] == "FUNC" and f[7] == "_ZN4c10d18FlightRecorderHook7onAbortEv"}
-    loads = set(re.findall(r"<c10d::(TORCH_[A-Z_]+)>", "\n".join(_disassembly(library, [where]))))
+    code = machine_code(library, (function(library, "_ZN4c10d18FlightRecorderHook7onAbortEv"),))
+    loads = set(re.findall(r"<c10d::(TORCH_[A-Z_]+)>", "\n".join(code)))
     assert "TORCH_FR_DUMP_ON_TIMEOUT" in loads, loads
 
 
